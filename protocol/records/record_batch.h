@@ -1,0 +1,114 @@
+#pragma once
+// Record batches, magic v2 (KIP-98 format). The broker stores batches exactly
+// as the producer sent them; it only rewrites the base offset (outside the
+// CRC) and, for LogAppendTime topics, the max timestamp (CRC recomputed).
+//
+// Layout (big-endian), offsets from the start of the batch:
+//   0 baseOffset int64 | 8 batchLength int32 | 12 partitionLeaderEpoch int32
+//  16 magic int8 | 17 crc uint32 (CRC32C of bytes 21..end) | 21 attributes int16
+//  23 lastOffsetDelta int32 | 27 baseTimestamp int64 | 35 maxTimestamp int64
+//  43 producerId int64 | 51 producerEpoch int16 | 53 baseSequence int32
+//  57 recordCount int32 | 61 records...
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "protocol/wire/reader.h"
+
+namespace weir::records {
+
+using wire::ByteSpan;
+using wire::Bytes;
+
+inline constexpr std::size_t kBatchHeaderSize = 61;
+inline constexpr std::size_t kLogOverhead = 12;  // baseOffset + batchLength
+inline constexpr std::size_t kCrcOffset = 17;
+inline constexpr std::size_t kAttributesOffset = 21;
+
+enum class Compression : std::int8_t { none = 0, gzip = 1, snappy = 2, lz4 = 3, zstd = 4 };
+enum class TimestampType : std::int8_t { create_time = 0, log_append_time = 1 };
+
+struct BatchHeader {
+    std::int64_t base_offset = 0;
+    std::int32_t batch_length = 0;  // bytes after the batchLength field
+    std::int32_t partition_leader_epoch = -1;
+    std::int8_t magic = 2;
+    std::uint32_t crc = 0;
+    std::int16_t attributes = 0;
+    std::int32_t last_offset_delta = 0;
+    std::int64_t base_timestamp = -1;
+    std::int64_t max_timestamp = -1;
+    std::int64_t producer_id = -1;
+    std::int16_t producer_epoch = -1;
+    std::int32_t base_sequence = -1;
+    std::int32_t record_count = 0;
+
+    [[nodiscard]] std::size_t total_size() const { return kLogOverhead + static_cast<std::size_t>(batch_length); }
+    [[nodiscard]] std::int64_t last_offset() const { return base_offset + last_offset_delta; }
+    [[nodiscard]] Compression compression() const { return static_cast<Compression>(attributes & 0x07); }
+    [[nodiscard]] TimestampType timestamp_type() const {
+        return (attributes & 0x08) ? TimestampType::log_append_time : TimestampType::create_time;
+    }
+    [[nodiscard]] bool is_transactional() const { return (attributes & 0x10) != 0; }
+    [[nodiscard]] bool is_control() const { return (attributes & 0x20) != 0; }
+    bool operator==(const BatchHeader&) const = default;
+};
+
+struct RecordHeader {
+    std::string key;
+    std::optional<Bytes> value;
+    bool operator==(const RecordHeader&) const = default;
+};
+
+struct Record {
+    std::int8_t attributes = 0;
+    std::int64_t timestamp_delta = 0;
+    std::int32_t offset_delta = 0;
+    std::optional<Bytes> key;
+    std::optional<Bytes> value;
+    std::vector<RecordHeader> headers;
+    bool operator==(const Record&) const = default;
+};
+
+// Reads the fixed header of the batch at the start of `data`. Throws
+// wire::DecodeError if fewer than kBatchHeaderSize bytes are present, the magic
+// is not 2, or batchLength is too small for a header. Does not check the CRC.
+BatchHeader parse_batch_header(ByteSpan data);
+
+// CRC32C (Castagnoli) as Kafka uses it.
+std::uint32_t crc32c(ByteSpan data, std::uint32_t seed = 0);
+
+// True if `batch` (exactly one whole batch) has a CRC matching its contents.
+bool crc_valid(ByteSpan batch);
+
+// In-place edits of a stored batch.
+void set_base_offset(std::span<std::uint8_t> batch, std::int64_t base_offset);
+void set_partition_leader_epoch(std::span<std::uint8_t> batch, std::int32_t epoch);  // outside the CRC
+void set_log_append_time(std::span<std::uint8_t> batch, std::int64_t timestamp_ms);   // recomputes the CRC
+
+// Splits a buffer of concatenated v2 batches; validates each header, its
+// length and CRC, and that records decode (decompressing as needed) when
+// `deep` is set. Throws wire::DecodeError on the first bad batch.
+std::vector<BatchHeader> validate_batches(ByteSpan data, bool deep);
+
+// Decodes every record of one batch, decompressing as needed.
+std::vector<Record> decode_records(ByteSpan batch);
+
+// Builds one v2 batch (for internal topics, tests and up-conversion).
+struct BatchBuilderOptions {
+    std::int64_t base_offset = 0;
+    Compression compression = Compression::none;
+    TimestampType timestamp_type = TimestampType::create_time;
+    std::int64_t base_timestamp = 0;
+    std::int64_t producer_id = -1;
+    std::int16_t producer_epoch = -1;
+    std::int32_t base_sequence = -1;
+    std::int32_t partition_leader_epoch = -1;
+    bool transactional = false;
+    bool control = false;
+};
+Bytes build_batch(const BatchBuilderOptions& options, std::span<const Record> records);
+
+}  // namespace weir::records
