@@ -7,7 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config python3
   libboost1.81-dev libboost-json1.81-dev libboost-program-options1.81-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libisal-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev
   librdkafka-dev kcat
   libzookeeper-mt-dev zookeeper
   clang libclang-rt-14-dev

@@ -1,0 +1,67 @@
+#pragma once
+// Every Kafka API Weir serves has one `handle` overload here; the dispatcher
+// and the ApiVersions answer are derived from this list. Definitions live in
+// one file per API family (api_versions.cc, metadata.cc, produce.cc, ...).
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/any_io_executor.hpp>
+
+#include "broker/dispatch/request_context.h"
+#include "messages/api_table.h"
+#include "messages/api_versions.h"
+#include "messages/create_partitions.h"
+#include "messages/create_topics.h"
+#include "messages/delete_records.h"
+#include "messages/delete_topics.h"
+#include "messages/describe_cluster.h"
+#include "messages/describe_configs.h"
+#include "messages/fetch.h"
+#include "messages/list_offsets.h"
+#include "messages/metadata.h"
+#include "messages/produce.h"
+
+namespace weir::config { struct BrokerConfig; }
+namespace weir::metadata { class MetadataStore; }
+namespace weir::partitions { class PartitionManager; }
+
+namespace weir::handlers {
+
+template <typename T>
+using Task = boost::asio::awaitable<T>;
+using dispatch::RequestContext;
+
+// The broker's parts a handler may use. Owned by the Broker; handlers never
+// learn which metadata backend (embedded or ZooKeeper) is behind the interface.
+struct BrokerContext {
+    const config::BrokerConfig& config;
+    metadata::MetadataStore& metadata;
+    partitions::PartitionManager& partitions;
+    boost::asio::any_io_executor executor;
+};
+
+Task<msg::ApiVersionsResponse> handle(BrokerContext&, const RequestContext&, msg::ApiVersionsRequest);
+Task<msg::MetadataResponse> handle(BrokerContext&, const RequestContext&, msg::MetadataRequest);
+Task<msg::ProduceResponse> handle(BrokerContext&, const RequestContext&, msg::ProduceRequest);
+Task<msg::FetchResponse> handle(BrokerContext&, const RequestContext&, msg::FetchRequest);
+Task<msg::ListOffsetsResponse> handle(BrokerContext&, const RequestContext&, msg::ListOffsetsRequest);
+Task<msg::CreateTopicsResponse> handle(BrokerContext&, const RequestContext&, msg::CreateTopicsRequest);
+Task<msg::DeleteTopicsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteTopicsRequest);
+Task<msg::CreatePartitionsResponse> handle(BrokerContext&, const RequestContext&, msg::CreatePartitionsRequest);
+Task<msg::DeleteRecordsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteRecordsRequest);
+Task<msg::DescribeConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeConfigsRequest);
+Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);
+
+template <typename Request>
+concept Handles = requires(BrokerContext& b, const RequestContext& c, Request r) { handle(b, c, std::move(r)); };
+
+// Produce with acks=0 is the one request that gets no response.
+template <typename Request>
+bool expects_response(const Request&) { return true; }
+inline bool expects_response(const msg::ProduceRequest& r) { return r.acks != 0; }
+
+bool serves(msg::ApiKey key);
+// The newest version advertised: the spec's newest, less one when that one is
+// still marked unstable upstream.
+std::int16_t max_served_version(const msg::ApiInfo& api);
+msg::ApiVersionsResponse unsupported_api_versions_response();
+
+}  // namespace weir::handlers

@@ -1,0 +1,165 @@
+#include "broker/net/connection.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include "broker/common/logging.h"
+
+namespace weir::net {
+
+namespace asio = boost::asio;
+using asio::use_awaitable;
+
+Connection::Connection(asio::ip::tcp::socket socket, RequestHandler& handler, ConnectionLimits limits,
+                       ConnectionInfo info)
+    : socket_(std::move(socket)),
+      handler_(handler),
+      limits_(limits),
+      info_(std::move(info)),
+      writer_wake_(socket_.get_executor()),
+      reader_wake_(socket_.get_executor()),
+      idle_timer_(socket_.get_executor()),
+      last_activity_(std::chrono::steady_clock::now()) {
+    writer_wake_.expires_at(asio::steady_timer::time_point::max());
+    reader_wake_.expires_at(asio::steady_timer::time_point::max());
+    boost::system::error_code ec;
+    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+}
+
+void Connection::start() {
+    auto self = shared_from_this();
+    auto on_done = [self](std::exception_ptr e) {
+        if (e) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception& ex) {
+                logging::warn("connection {} from {} closed: {}", self->info_.id, self->info_.peer, ex.what());
+            }
+        }
+        self->close();
+    };
+    asio::co_spawn(socket_.get_executor(), read_loop(), on_done);
+    asio::co_spawn(socket_.get_executor(), write_loop(), on_done);
+    if (limits_.max_idle.count() > 0) asio::co_spawn(socket_.get_executor(), idle_watchdog(), on_done);
+}
+
+void Connection::close() {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ec;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
+    writer_wake_.cancel();
+    reader_wake_.cancel();
+    idle_timer_.cancel();
+}
+
+std::size_t Connection::pending_response_bytes() const {
+    std::size_t n = 0;
+    for (const auto& s : pending_)
+        if (s->response) n += s->response->size();
+    return n;
+}
+
+asio::awaitable<void> Connection::read_loop() {
+    auto self = shared_from_this();
+    std::uint8_t size_buf[4];
+    while (!closed_) {
+        // Back-pressure: stop reading until the writer has drained enough.
+        while (!closed_ && (pending_.size() >= limits_.max_in_flight_requests ||
+                            pending_response_bytes() >= limits_.max_pending_response_bytes)) {
+            boost::system::error_code ec;
+            co_await reader_wake_.async_wait(asio::redirect_error(use_awaitable, ec));
+            reader_wake_.expires_at(asio::steady_timer::time_point::max());
+        }
+        if (closed_) co_return;
+
+        boost::system::error_code ec;
+        co_await asio::async_read(socket_, asio::buffer(size_buf), asio::redirect_error(use_awaitable, ec));
+        if (ec) co_return;  // peer closed or reset: nothing to log
+        std::int32_t size = static_cast<std::int32_t>((std::uint32_t(size_buf[0]) << 24) | (std::uint32_t(size_buf[1]) << 16) |
+                                                      (std::uint32_t(size_buf[2]) << 8) | std::uint32_t(size_buf[3]));
+        if (size < 8 || size > limits_.max_request_bytes) {
+            logging::warn("connection {} from {}: request frame of {} bytes is outside 8..{} (socket.request.max.bytes); closing",
+                          info_.id, info_.peer, size, limits_.max_request_bytes);
+            close();
+            co_return;
+        }
+        auto frame = std::make_shared<wire::Bytes>(static_cast<std::size_t>(size));
+        co_await asio::async_read(socket_, asio::buffer(*frame), asio::redirect_error(use_awaitable, ec));
+        if (ec) co_return;
+        last_activity_ = std::chrono::steady_clock::now();
+
+        auto slot = std::make_shared<Slot>();
+        pending_.push_back(slot);
+        asio::co_spawn(socket_.get_executor(), process(slot, std::move(frame)), asio::detached);
+    }
+}
+
+asio::awaitable<void> Connection::process(std::shared_ptr<Slot> slot, std::shared_ptr<const wire::Bytes> frame) {
+    auto self = shared_from_this();
+    try {
+        slot->response = co_await handler_.handle(std::move(frame), info_);
+    } catch (const std::exception& e) {
+        logging::warn("connection {} from {}: {}; closing", info_.id, info_.peer, e.what());
+        close();
+        co_return;
+    }
+    slot->done = true;
+    writer_wake_.cancel();
+}
+
+asio::awaitable<void> Connection::write_loop() {
+    auto self = shared_from_this();
+    std::vector<std::shared_ptr<Slot>> batch;
+    std::vector<asio::const_buffer> buffers;
+    while (!closed_) {
+        // Gather every finished response at the head of the queue, in order.
+        batch.clear();
+        buffers.clear();
+        while (!pending_.empty() && pending_.front()->done) {
+            auto slot = std::move(pending_.front());
+            pending_.pop_front();
+            if (slot->response) {
+                buffers.emplace_back(asio::buffer(*slot->response));
+                batch.push_back(std::move(slot));
+            }
+        }
+        if (!buffers.empty()) {
+            boost::system::error_code ec;
+            co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
+            if (ec) co_return;
+            last_activity_ = std::chrono::steady_clock::now();
+            reader_wake_.cancel();
+            continue;
+        }
+        reader_wake_.cancel();
+        boost::system::error_code ec;
+        co_await writer_wake_.async_wait(asio::redirect_error(use_awaitable, ec));
+        writer_wake_.expires_at(asio::steady_timer::time_point::max());
+    }
+}
+
+asio::awaitable<void> Connection::idle_watchdog() {
+    auto self = shared_from_this();
+    while (!closed_) {
+        idle_timer_.expires_at(last_activity_ + limits_.max_idle);
+        boost::system::error_code ec;
+        co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
+        if (closed_) co_return;
+        // A parked long poll counts as activity: only idle with nothing pending.
+        if (pending_.empty() && std::chrono::steady_clock::now() - last_activity_ >= limits_.max_idle) {
+            logging::info("connection {} from {} idle for {} ms (connections.max.idle.ms); closing", info_.id, info_.peer,
+                          limits_.max_idle.count());
+            close();
+            co_return;
+        }
+        if (!pending_.empty()) last_activity_ = std::chrono::steady_clock::now();
+    }
+}
+
+}  // namespace weir::net

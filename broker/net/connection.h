@@ -1,0 +1,56 @@
+#pragma once
+// One client connection: a reader coroutine that frames requests and starts
+// each one as soon as it arrives (pipelining), and a writer coroutine that
+// sends responses strictly in request order. The reader stops reading while
+// too many requests or response bytes are outstanding, so a slow or stalled
+// client cannot make the broker buffer without bound.
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "broker/net/request_handler.h"
+
+namespace weir::net {
+
+struct ConnectionLimits {
+    std::int32_t max_request_bytes = 104857600;     // socket.request.max.bytes
+    std::size_t max_in_flight_requests = 64;
+    std::size_t max_pending_response_bytes = 64u << 20;
+    std::chrono::milliseconds max_idle{600000};     // connections.max.idle.ms
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+public:
+    Connection(boost::asio::ip::tcp::socket socket, RequestHandler& handler, ConnectionLimits limits, ConnectionInfo info);
+    void start();
+    void close();
+
+private:
+    struct Slot {
+        bool done = false;
+        std::optional<wire::Bytes> response;
+    };
+
+    boost::asio::awaitable<void> read_loop();
+    boost::asio::awaitable<void> write_loop();
+    boost::asio::awaitable<void> idle_watchdog();
+    boost::asio::awaitable<void> process(std::shared_ptr<Slot> slot, std::shared_ptr<const wire::Bytes> frame);
+    std::size_t pending_response_bytes() const;
+
+    boost::asio::ip::tcp::socket socket_;
+    RequestHandler& handler_;
+    ConnectionLimits limits_;
+    ConnectionInfo info_;
+    std::deque<std::shared_ptr<Slot>> pending_;
+    // Timers used as wake-up signals between the coroutines.
+    boost::asio::steady_timer writer_wake_;
+    boost::asio::steady_timer reader_wake_;
+    boost::asio::steady_timer idle_timer_;
+    std::chrono::steady_clock::time_point last_activity_;
+    bool closed_ = false;
+};
+
+}  // namespace weir::net

@@ -1,0 +1,35 @@
+#pragma once
+// What a connection hands each request frame to. The handler returns the
+// whole response frame (size prefix included) or nothing for requests that
+// get no answer (Produce with acks=0). Throwing CloseConnection (or any
+// exception) closes this connection only.
+#include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "protocol/wire/reader.h"
+
+namespace weir::net {
+
+struct ConnectionInfo {
+    std::uint64_t id = 0;
+    std::string peer;  // "host:port", for logs
+    std::string listener;
+};
+
+class CloseConnection : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class RequestHandler {
+public:
+    virtual ~RequestHandler() = default;
+    virtual boost::asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes> frame,
+                                                                      const ConnectionInfo& connection) = 0;
+};
+
+}  // namespace weir::net
