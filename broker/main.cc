@@ -1,1 +1,49 @@
-int main() { return 0; }
+// The `weir` binary: `weir serve [server.properties] [--override k=v]...`.
+#include <cstdio>
+#include <iostream>
+
+#include "broker/common/logging.h"
+#include "broker/config/command_line.h"
+#include "broker/config/config_error.h"
+#include "broker/server/broker.h"
+
+int main(int argc, char** argv) {
+    using namespace weir;
+    config::CommandLine cl;
+    try {
+        cl = config::parse_command_line(argc, argv);
+    } catch (const config::ConfigError& e) {
+        std::cerr << "weir: " << e.what() << "\n\n" << config::usage_text();
+        return 2;
+    }
+    switch (cl.command) {
+        case config::CommandLine::Command::Help:
+            std::cout << config::help_text(cl);
+            return 0;
+        case config::CommandLine::Command::Version:
+            std::cout << config::version_text();
+            return 0;
+        case config::CommandLine::Command::Other:
+            std::cerr << "weir: unknown command '" << cl.subcommand << "'\n\n" << config::usage_text();
+            return 2;
+        case config::CommandLine::Command::Serve:
+            break;
+    }
+
+    config::BrokerConfig cfg;
+    try {
+        std::vector<std::string> warnings;
+        cfg = config::load_config(cl, warnings);
+        for (const auto& w : warnings) logging::warn("{}", w);
+    } catch (const config::ConfigError& e) {
+        logging::error("invalid configuration: {}", e.what());
+        return 2;
+    }
+    try {
+        server::Broker broker(std::move(cfg));
+        return broker.run();
+    } catch (const std::exception& e) {
+        logging::error("fatal: {}", e.what());
+        return 1;
+    }
+}

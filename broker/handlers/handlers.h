@@ -6,7 +6,9 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "broker/dispatch/request_context.h"
+#include "broker/handlers/broker_context.h"
 #include "messages/api_table.h"
+#include "messages/alter_configs.h"
 #include "messages/api_versions.h"
 #include "messages/create_partitions.h"
 #include "messages/create_topics.h"
@@ -15,28 +17,17 @@
 #include "messages/describe_cluster.h"
 #include "messages/describe_configs.h"
 #include "messages/fetch.h"
+#include "messages/incremental_alter_configs.h"
 #include "messages/list_offsets.h"
 #include "messages/metadata.h"
 #include "messages/produce.h"
 
-namespace weir::config { struct BrokerConfig; }
-namespace weir::metadata { class MetadataStore; }
-namespace weir::partitions { class PartitionManager; }
 
 namespace weir::handlers {
 
 template <typename T>
 using Task = boost::asio::awaitable<T>;
 using dispatch::RequestContext;
-
-// The broker's parts a handler may use. Owned by the Broker; handlers never
-// learn which metadata backend (embedded or ZooKeeper) is behind the interface.
-struct BrokerContext {
-    const config::BrokerConfig& config;
-    metadata::MetadataStore& metadata;
-    partitions::PartitionManager& partitions;
-    boost::asio::any_io_executor executor;
-};
 
 Task<msg::ApiVersionsResponse> handle(BrokerContext&, const RequestContext&, msg::ApiVersionsRequest);
 Task<msg::MetadataResponse> handle(BrokerContext&, const RequestContext&, msg::MetadataRequest);
@@ -48,6 +39,8 @@ Task<msg::DeleteTopicsResponse> handle(BrokerContext&, const RequestContext&, ms
 Task<msg::CreatePartitionsResponse> handle(BrokerContext&, const RequestContext&, msg::CreatePartitionsRequest);
 Task<msg::DeleteRecordsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteRecordsRequest);
 Task<msg::DescribeConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeConfigsRequest);
+Task<msg::AlterConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::AlterConfigsRequest);
+Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::IncrementalAlterConfigsRequest);
 Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);
 
 template <typename Request>

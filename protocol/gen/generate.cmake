@@ -1,4 +1,41 @@
-# Placeholder until the generator lands.
+# Generates the Kafka message codecs from protocol/defs/*.def at build time
+# (protocol/gen/README.md). Outputs live only in the build tree.
+#
+# Sets WEIR_GENERATED_SOURCES, WEIR_GENERATED_TEST_SOURCES and
+# WEIR_GENERATED_INCLUDE_DIR for protocol/CMakeLists.txt.
+
+set(WEIR_GEN_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(WEIR_DEFS_DIR ${CMAKE_CURRENT_LIST_DIR}/../defs)
+set(WEIR_GENERATED_INCLUDE_DIR ${CMAKE_CURRENT_BINARY_DIR}/generated)
+
+file(GLOB WEIR_DEFS CONFIGURE_DEPENDS ${WEIR_DEFS_DIR}/*.def)
+list(SORT WEIR_DEFS)
+
 set(WEIR_GENERATED_SOURCES "")
 set(WEIR_GENERATED_TEST_SOURCES "")
-set(WEIR_GENERATED_INCLUDE_DIR ${CMAKE_CURRENT_BINARY_DIR}/generated)
+set(WEIR_GENERATED_HEADERS ${WEIR_GENERATED_INCLUDE_DIR}/messages/api_table.h)
+foreach(def ${WEIR_DEFS})
+  get_filename_component(stem ${def} NAME_WE)
+  list(APPEND WEIR_GENERATED_HEADERS ${WEIR_GENERATED_INCLUDE_DIR}/messages/${stem}.h)
+  list(APPEND WEIR_GENERATED_SOURCES ${WEIR_GENERATED_INCLUDE_DIR}/messages/${stem}.cc)
+  list(APPEND WEIR_GENERATED_TEST_SOURCES ${WEIR_GENERATED_INCLUDE_DIR}/tests/${stem}_generated_test.cc)
+endforeach()
+
+# codegen.py rewrites only files whose content changed; listing them as
+# byproducts (restat) keeps untouched outputs from triggering recompiles.
+set(WEIR_GEN_STAMP ${WEIR_GENERATED_INCLUDE_DIR}/codegen.stamp)
+add_custom_command(
+  OUTPUT ${WEIR_GEN_STAMP}
+  BYPRODUCTS ${WEIR_GENERATED_HEADERS} ${WEIR_GENERATED_SOURCES} ${WEIR_GENERATED_TEST_SOURCES}
+  COMMAND ${Python3_EXECUTABLE} ${WEIR_GEN_DIR}/codegen.py
+          --defs ${WEIR_DEFS_DIR} --out ${WEIR_GENERATED_INCLUDE_DIR} --stamp ${WEIR_GEN_STAMP}
+  DEPENDS ${WEIR_DEFS} ${WEIR_GEN_DIR}/codegen.py ${WEIR_GEN_DIR}/defs.py
+  COMMENT "Generating Kafka message codecs from protocol/defs"
+  VERBATIM)
+add_custom_target(weir_generated_messages DEPENDS ${WEIR_GEN_STAMP})
+set_source_files_properties(${WEIR_GENERATED_SOURCES} ${WEIR_GENERATED_TEST_SOURCES}
+  PROPERTIES OBJECT_DEPENDS ${WEIR_GEN_STAMP})
+
+add_test(NAME defs_match_specs
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/../test/defs_match_specs_test.py
+          ${WEIR_SHARED_DIR}/kafka-protocol/message-specs)

@@ -26,6 +26,10 @@ inline constexpr std::size_t kBatchHeaderSize = 61;
 inline constexpr std::size_t kLogOverhead = 12;  // baseOffset + batchLength
 inline constexpr std::size_t kCrcOffset = 17;
 inline constexpr std::size_t kAttributesOffset = 21;
+inline constexpr std::size_t kMagicOffset = 16;  // same position in v0/v1 message sets
+// Bound on one batch's (or message set's) decompressed size, so that a small
+// compressed payload cannot exhaust memory.
+inline constexpr std::size_t kDefaultMaxDecompressedSize = std::size_t{64} << 20;
 
 enum class Compression : std::int8_t { none = 0, gzip = 1, snappy = 2, lz4 = 3, zstd = 4 };
 enum class TimestampType : std::int8_t { create_time = 0, log_append_time = 1 };
@@ -110,5 +114,27 @@ struct BatchBuilderOptions {
     bool control = false;
 };
 Bytes build_batch(const BatchBuilderOptions& options, std::span<const Record> records);
+
+// ---- Additions (records helper) ----
+
+// The magic byte of the first batch or legacy message in `data` (both formats
+// keep it at offset 16). Throws wire::DecodeError if `data` is shorter.
+std::int8_t records_magic(ByteSpan data);
+
+// Splits concatenated v2 batches by their length fields, checking each header
+// (parse_batch_header) but not CRCs. With `allow_partial_tail` a truncated last
+// batch is ignored, as Fetch responses may end mid-batch; otherwise it throws.
+std::vector<ByteSpan> split_batches(ByteSpan data, bool allow_partial_tail);
+
+struct ValidateOptions {
+    bool deep = false;
+    std::size_t max_decompressed_size = kDefaultMaxDecompressedSize;  // per batch
+    // Produce from clients (Kafka's LogValidator): recordCount > 0,
+    // lastOffsetDelta == recordCount - 1 and, when deep, offset deltas 0..n-1.
+    bool require_dense_offsets = false;
+};
+std::vector<BatchHeader> validate_batches(ByteSpan data, const ValidateOptions& options);
+
+std::vector<Record> decode_records(ByteSpan batch, std::size_t max_decompressed_size);
 
 }  // namespace weir::records

@@ -1,0 +1,259 @@
+#include "broker/config/config_keys.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "broker/config/listener.h"
+
+namespace weir::config {
+namespace {
+
+using T = ConfigType;
+using I = Importance;
+using V = Validator;
+
+constexpr std::string_view kLongMax = "9223372036854775807";
+constexpr std::string_view kIntMax = "2147483647";
+
+constexpr std::string_view kCleanupPolicies[] = {"compact", "delete"};
+constexpr std::string_view kTimestampTypes[] = {"CreateTime", "LogAppendTime"};
+constexpr std::string_view kCompressionTypes[] = {"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"};
+constexpr std::string_view kSecurityProtocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
+
+std::optional<std::string> check_admin_listener(std::string_view v) {
+  if (v.empty()) return std::nullopt;
+  if (v.starts_with("http://")) v.remove_prefix(7);
+  if (!parse_host_port(v)) return "Expected host:port or http://host:port";
+  return std::nullopt;
+}
+
+// "*" or a list of partition:broker pairs.
+std::optional<std::string> check_throttled_replicas(std::string_view v) {
+  if (v.empty() || v == "*") return std::nullopt;
+  for (const std::string& item : as_list(v)) {
+    size_t colon = item.find(':');
+    auto digits = [](std::string_view s) {
+      return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (colon == std::string::npos || !digits(std::string_view(item).substr(0, colon)) ||
+        !digits(std::string_view(item).substr(colon + 1))) {
+      return "Must be the wildcard (*) or a list in the form [PartitionId]:[BrokerId],[PartitionId]:[BrokerId],...";
+    }
+  }
+  return std::nullopt;
+}
+
+// name, type, default, importance, doc, validator, dynamic, used
+const ConfigKey kBrokerKeys[] = {
+    // Identity and network.
+    {"broker.id", T::Int, "0", I::High, "The id of this broker; unique in a cluster.", V::at_least(0), false, true},
+    {"node.id", T::Int, std::nullopt, I::High, "Alias of broker.id; when both are set they must agree.", V::at_least(0), false, true},
+    {"broker.rack", T::String, std::nullopt, I::Medium, "Rack of the broker, reported to clients in Metadata.", {}, false, true},
+    {"listeners", T::String, "PLAINTEXT://127.0.0.1:9092", I::High,
+     "Comma-separated NAME://host:port endpoints to bind; an empty host binds all interfaces.", {}, true, true},
+    {"advertised.listeners", T::String, std::nullopt, I::High,
+     "Endpoints given to clients, if different from listeners.", {}, true, true},
+    {"listener.security.protocol.map", T::String, "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+     I::Low, "Security protocol of each listener name (Weir serves PLAINTEXT only).", {}, true, true},
+    {"inter.broker.listener.name", T::String, std::nullopt, I::Medium, "Listener brokers use to talk to each other.", {}, false, true},
+    {"security.inter.broker.protocol", T::String, "PLAINTEXT", I::Medium,
+     "Security protocol between brokers; alternative to inter.broker.listener.name.", V::one_of(kSecurityProtocols), false, true},
+    {"num.network.threads", T::Int, "3", I::High, "Accepted for compatibility; Weir sizes its own I/O threads.", V::at_least(1), true, false},
+    {"num.io.threads", T::Int, "8", I::High, "Accepted for compatibility; Weir sizes its own I/O threads.", V::at_least(1), true, false},
+    {"background.threads", T::Int, "10", I::High, "Accepted for compatibility.", V::at_least(1), true, false},
+    {"queued.max.requests", T::Int, "500", I::High, "Requests a connection may have in flight before reads pause.", V::at_least(1), false, true},
+    {"socket.send.buffer.bytes", T::Int, "102400", I::High, "SO_SNDBUF of client sockets; -1 keeps the OS default.", {}, false, true},
+    {"socket.receive.buffer.bytes", T::Int, "102400", I::High, "SO_RCVBUF of client sockets; -1 keeps the OS default.", {}, false, true},
+    {"socket.request.max.bytes", T::Int, "104857600", I::High, "Largest request frame accepted.", V::at_least(1), false, true},
+    {"connections.max.idle.ms", T::Long, "600000", I::Medium, "Idle connections are closed after this many milliseconds.", {}, false, true},
+    {"max.connections", T::Int, kIntMax, I::Medium, "Accepted for compatibility.", V::at_least(0), true, false},
+    {"max.connections.per.ip", T::Int, kIntMax, I::Medium, "Accepted for compatibility.", V::at_least(0), true, false},
+    {"weir.admin.listener", T::String, "", I::Medium,
+     "Weir's HTTP admin endpoint as host:port or http://host:port; empty disables it.", V::custom(check_admin_listener), false, true},
+
+    // Topics.
+    {"num.partitions", T::Int, "1", I::Medium, "Partitions of auto-created topics and of CreateTopics with -1.", V::at_least(1), false, true},
+    {"default.replication.factor", T::Int, "1", I::Medium, "Replication factor of auto-created topics and of CreateTopics with -1.", {}, false, true},
+    {"auto.create.topics.enable", T::Boolean, "true", I::High, "Create unknown topics when clients ask for their metadata.", {}, false, true},
+    {"delete.topic.enable", T::Boolean, "true", I::High, "Allow DeleteTopics.", {}, false, true},
+    {"auto.leader.rebalance.enable", T::Boolean, "true", I::High, "Move leadership back to preferred replicas.", {}, false, true},
+    {"controlled.shutdown.enable", T::Boolean, "true", I::Medium, "Hand leadership over before shutting down.", {}, false, true},
+    {"unclean.leader.election.enable", T::Boolean, "false", I::High, "Allow out-of-sync replicas to become leader.", {}, true, true},
+    {"min.insync.replicas", T::Int, "1", I::High, "Replicas that must acknowledge an acks=all produce.", V::at_least(1), true, true},
+    {"compression.type", T::String, "producer", I::High, "Compression of stored batches; producer keeps what the client sent.",
+     V::one_of(kCompressionTypes), true, true},
+    {"message.max.bytes", T::Int, "1048588", I::High, "Largest record batch accepted.", V::at_least(0), true, true},
+
+    // Log.
+    {"log.dirs", T::String, std::nullopt, I::High, "Comma-separated data directories; log.dir when unset.", {}, false, true},
+    {"log.dir", T::String, "./weir-data", I::High, "Data directory used when log.dirs is unset.", {}, false, true},
+    {"log.segment.bytes", T::Int, "1073741824", I::High, "Size at which a segment is rolled.", V::at_least(14), true, true},
+    {"log.roll.ms", T::Long, std::nullopt, I::High, "Age at which a segment is rolled; log.roll.hours when unset.", {}, true, true},
+    {"log.roll.hours", T::Int, "168", I::High, "Age in hours at which a segment is rolled.", V::at_least(1), true, true},
+    {"log.roll.jitter.ms", T::Long, std::nullopt, I::High, "Random jitter subtracted from the roll time.", {}, true, true},
+    {"log.roll.jitter.hours", T::Int, "0", I::High, "Roll jitter in hours.", V::at_least(0), true, true},
+    {"log.retention.ms", T::Long, std::nullopt, I::High, "Age after which segments are deleted; -1 keeps them forever.", {}, true, true},
+    {"log.retention.minutes", T::Int, std::nullopt, I::High, "Retention in minutes, used when log.retention.ms is unset.", {}, true, true},
+    {"log.retention.hours", T::Int, "168", I::High, "Retention in hours, used when ms and minutes are unset.", {}, true, true},
+    {"log.retention.bytes", T::Long, "-1", I::High, "Size above which old segments of a partition are deleted; -1: no limit.", {}, true, true},
+    {"log.retention.check.interval.ms", T::Long, "300000", I::Medium, "How often retention is enforced.", V::at_least(1), false, true},
+    {"log.cleanup.policy", T::List, "delete", I::Medium, "delete and/or compact.", V::list_of(kCleanupPolicies), true, true},
+    {"log.cleaner.enable", T::Boolean, "true", I::Medium, "Run the log cleaner for compacted topics.", {}, false, true},
+    {"log.cleaner.threads", T::Int, "1", I::Medium, "Log cleaner threads.", V::at_least(0), true, true},
+    {"log.cleaner.backoff.ms", T::Long, "15000", I::Medium, "Sleep of the cleaner when there is nothing to clean.", V::at_least(0), true, true},
+    {"log.cleaner.dedupe.buffer.size", T::Long, "134217728", I::Medium, "Memory for the cleaner's key map.", {}, true, true},
+    {"log.cleaner.delete.retention.ms", T::Long, "86400000", I::Medium, "How long tombstones are kept in compacted topics.", V::at_least(0), true, true},
+    {"log.cleaner.min.compaction.lag.ms", T::Long, "0", I::Medium, "Minimum age of a record before it can be compacted.", V::at_least(0), true, true},
+    {"log.cleaner.max.compaction.lag.ms", T::Long, kLongMax, I::Medium, "Maximum age of an uncompacted record.", V::at_least(1), true, true},
+    {"log.cleaner.min.cleanable.ratio", T::Double, "0.5", I::Medium, "Dirty ratio that triggers cleaning.", V::between(0, 1), true, true},
+    {"log.index.size.max.bytes", T::Int, "10485760", I::Medium, "Maximum size of an offset index file.", V::at_least(4), true, true},
+    {"log.index.interval.bytes", T::Int, "4096", I::Medium, "Bytes between offset index entries.", V::at_least(0), true, true},
+    {"log.flush.interval.messages", T::Long, kLongMax, I::High, "Messages appended before a forced fsync.", V::at_least(1), true, true},
+    {"log.flush.interval.ms", T::Long, std::nullopt, I::High, "Milliseconds before a forced fsync; log.flush.scheduler.interval.ms when unset.", {}, true, true},
+    {"log.flush.scheduler.interval.ms", T::Long, kLongMax, I::High, "How often the flusher checks for logs to fsync.", {}, true, true},
+    {"log.flush.offset.checkpoint.interval.ms", T::Int, "60000", I::High, "How often recovery points are checkpointed.", V::at_least(0), false, true},
+    {"log.segment.delete.delay.ms", T::Long, "60000", I::High, "Delay before a deleted segment's files are removed.", V::at_least(0), true, true},
+    {"log.preallocate", T::Boolean, "false", I::Medium, "Preallocate segment files.", {}, true, true},
+    {"log.message.timestamp.type", T::String, "CreateTime", I::Medium, "CreateTime or LogAppendTime.", V::one_of(kTimestampTypes), true, true},
+    {"log.message.timestamp.difference.max.ms", T::Long, kLongMax, I::Medium,
+     "Largest allowed gap between a CreateTime timestamp and the broker clock.", V::at_least(0), true, true},
+    {"log.message.downconversion.enable", T::Boolean, "true", I::Low, "Accepted for compatibility.", {}, true, false},
+    {"log.message.format.version", T::String, "3.0-IV1", I::Medium, "Accepted for compatibility; Weir writes v2 batches.", {}, false, false},
+    {"num.recovery.threads.per.data.dir", T::Int, "1", I::High, "Accepted for compatibility.", V::at_least(1), true, false},
+
+    // Group coordinator and offsets.
+    {"group.initial.rebalance.delay.ms", T::Int, "3000", I::Medium, "Wait for more members before the first rebalance of an empty group.", {}, false, true},
+    {"group.min.session.timeout.ms", T::Int, "6000", I::Medium, "Smallest session timeout a member may ask for.", {}, false, true},
+    {"group.max.session.timeout.ms", T::Int, "1800000", I::Medium, "Largest session timeout a member may ask for.", {}, false, true},
+    {"group.max.size", T::Int, kIntMax, I::Medium, "Maximum members of a consumer group.", V::at_least(1), false, true},
+    {"offsets.topic.num.partitions", T::Int, "50", I::High, "Partitions of __consumer_offsets (fixed once created).", V::at_least(1), false, true},
+    {"offsets.topic.replication.factor", T::Short, "3", I::High,
+     "Replication factor of __consumer_offsets (limited to the live brokers on a single node).", V::at_least(1), false, true},
+    {"offsets.topic.segment.bytes", T::Int, "104857600", I::High, "Segment size of __consumer_offsets.", V::at_least(1), false, true},
+    {"offsets.topic.compression.codec", T::Int, "0", I::High, "Accepted for compatibility.", {}, false, false},
+    {"offsets.retention.minutes", T::Int, "10080", I::High, "How long committed offsets of an empty group are kept.", V::at_least(1), false, true},
+    {"offsets.retention.check.interval.ms", T::Long, "600000", I::High, "How often expired offsets are removed.", V::at_least(1), false, true},
+    {"offsets.commit.timeout.ms", T::Int, "5000", I::High, "Maximum wait for an offset commit to be written.", V::at_least(1), false, true},
+    {"offsets.commit.required.acks", T::Short, "-1", I::High, "Accepted for compatibility.", {}, false, false},
+    {"offsets.load.buffer.size", T::Int, "5242880", I::High, "Read size when loading offsets.", V::at_least(1), false, true},
+    {"transaction.state.log.replication.factor", T::Short, "3", I::High, "Accepted for compatibility.", V::at_least(1), false, false},
+    {"transaction.state.log.min.isr", T::Int, "2", I::High, "Accepted for compatibility.", V::at_least(1), false, false},
+    {"transaction.state.log.num.partitions", T::Int, "50", I::High, "Accepted for compatibility.", V::at_least(1), false, false},
+    {"transaction.state.log.segment.bytes", T::Int, "104857600", I::High, "Accepted for compatibility.", V::at_least(1), false, false},
+
+    // Cluster (ZooKeeper mode) and replication.
+    {"zookeeper.connect", T::String, std::nullopt, I::High, "ZooKeeper connection string; empty runs a single embedded node.", {}, false, true},
+    {"zookeeper.session.timeout.ms", T::Int, "18000", I::High, "ZooKeeper session timeout.", {}, false, true},
+    {"zookeeper.connection.timeout.ms", T::Int, std::nullopt, I::High, "Wait for the ZooKeeper connection; the session timeout when unset.", {}, false, true},
+    {"zookeeper.max.in.flight.requests", T::Int, "10", I::High, "Unacknowledged ZooKeeper requests allowed.", V::at_least(1), false, true},
+    {"zookeeper.set.acl", T::Boolean, "false", I::High, "Accepted for compatibility.", {}, false, false},
+    {"replica.lag.time.max.ms", T::Long, "30000", I::High, "A follower this far behind leaves the ISR.", {}, false, true},
+    {"replica.fetch.max.bytes", T::Int, "1048576", I::Medium, "Bytes a follower fetches per partition.", V::at_least(0), false, true},
+    {"replica.fetch.min.bytes", T::Int, "1", I::High, "Minimum bytes of a follower fetch response.", {}, false, true},
+    {"replica.fetch.wait.max.ms", T::Int, "500", I::Medium, "Maximum wait of a follower fetch.", {}, false, true},
+    {"replica.fetch.backoff.ms", T::Int, "1000", I::Medium, "Sleep after a failed follower fetch.", V::at_least(0), false, true},
+    {"replica.socket.timeout.ms", T::Int, "30000", I::High, "Socket timeout of follower fetches.", {}, false, true},
+    {"replica.high.watermark.checkpoint.interval.ms", T::Long, "5000", I::High, "How often high watermarks are checkpointed.", {}, false, true},
+    {"num.replica.fetchers", T::Int, "1", I::High, "Follower fetcher threads.", {}, true, true},
+    {"controller.socket.timeout.ms", T::Int, "30000", I::Medium, "Socket timeout of controller requests.", {}, false, true},
+};
+
+constexpr BrokerSynonym kSegmentBytes[] = {{"log.segment.bytes"}};
+constexpr BrokerSynonym kSegmentMs[] = {{"log.roll.ms"}, {"log.roll.hours", SynonymConversion::HoursToMs}};
+constexpr BrokerSynonym kSegmentJitterMs[] = {{"log.roll.jitter.ms"}, {"log.roll.jitter.hours", SynonymConversion::HoursToMs}};
+constexpr BrokerSynonym kSegmentIndexBytes[] = {{"log.index.size.max.bytes"}};
+constexpr BrokerSynonym kFlushMessages[] = {{"log.flush.interval.messages"}};
+constexpr BrokerSynonym kFlushMs[] = {{"log.flush.interval.ms"}, {"log.flush.scheduler.interval.ms"}};
+constexpr BrokerSynonym kRetentionBytes[] = {{"log.retention.bytes"}};
+constexpr BrokerSynonym kRetentionMs[] = {{"log.retention.ms"},
+                                          {"log.retention.minutes", SynonymConversion::MinutesToMs},
+                                          {"log.retention.hours", SynonymConversion::HoursToMs}};
+constexpr BrokerSynonym kMaxMessageBytes[] = {{"message.max.bytes"}};
+constexpr BrokerSynonym kIndexIntervalBytes[] = {{"log.index.interval.bytes"}};
+constexpr BrokerSynonym kDeleteRetentionMs[] = {{"log.cleaner.delete.retention.ms"}};
+constexpr BrokerSynonym kMinCompactionLagMs[] = {{"log.cleaner.min.compaction.lag.ms"}};
+constexpr BrokerSynonym kMaxCompactionLagMs[] = {{"log.cleaner.max.compaction.lag.ms"}};
+constexpr BrokerSynonym kFileDeleteDelayMs[] = {{"log.segment.delete.delay.ms"}};
+constexpr BrokerSynonym kMinCleanableRatio[] = {{"log.cleaner.min.cleanable.ratio"}};
+constexpr BrokerSynonym kCleanupPolicy[] = {{"log.cleanup.policy"}};
+constexpr BrokerSynonym kUncleanLeaderElection[] = {{"unclean.leader.election.enable"}};
+constexpr BrokerSynonym kMinInsyncReplicas[] = {{"min.insync.replicas"}};
+constexpr BrokerSynonym kCompressionType[] = {{"compression.type"}};
+constexpr BrokerSynonym kPreallocate[] = {{"log.preallocate"}};
+constexpr BrokerSynonym kMessageFormatVersion[] = {{"log.message.format.version"}};
+constexpr BrokerSynonym kTimestampType[] = {{"log.message.timestamp.type"}};
+constexpr BrokerSynonym kTimestampDifference[] = {{"log.message.timestamp.difference.max.ms"}};
+constexpr BrokerSynonym kDownconversion[] = {{"log.message.downconversion.enable"}};
+
+// Defaults are Kafka's LogConfig defaults; a topic's effective default comes
+// from the broker synonyms first (see topic_config.cc).
+const TopicConfigKey kTopicKeys[] = {
+    {{"cleanup.policy", T::List, "delete", I::Medium, "delete and/or compact.", V::list_of(kCleanupPolicies), false, true}, kCleanupPolicy},
+    {{"compression.type", T::String, "producer", I::Medium, "Compression of stored batches; producer keeps what the client sent.",
+      V::one_of(kCompressionTypes), false, true}, kCompressionType},
+    {{"delete.retention.ms", T::Long, "86400000", I::Medium, "How long tombstones are kept in a compacted topic.", V::at_least(0), false, true}, kDeleteRetentionMs},
+    {{"file.delete.delay.ms", T::Long, "60000", I::Medium, "Delay before a deleted segment's files are removed.", V::at_least(0), false, true}, kFileDeleteDelayMs},
+    {{"flush.messages", T::Long, kLongMax, I::Medium, "Messages appended before a forced fsync.", V::at_least(1), false, true}, kFlushMessages},
+    {{"flush.ms", T::Long, kLongMax, I::Medium, "Milliseconds before a forced fsync.", V::at_least(0), false, true}, kFlushMs},
+    {{"follower.replication.throttled.replicas", T::List, "", I::Medium, "Accepted for compatibility.",
+      V::custom(check_throttled_replicas), false, false}, {}},
+    {{"index.interval.bytes", T::Int, "4096", I::Medium, "Bytes between offset index entries.", V::at_least(0), false, true}, kIndexIntervalBytes},
+    {{"leader.replication.throttled.replicas", T::List, "", I::Medium, "Accepted for compatibility.",
+      V::custom(check_throttled_replicas), false, false}, {}},
+    {{"max.compaction.lag.ms", T::Long, kLongMax, I::Medium, "Maximum age of an uncompacted record.", V::at_least(1), false, true}, kMaxCompactionLagMs},
+    {{"max.message.bytes", T::Int, "1048588", I::Medium, "Largest record batch accepted.", V::at_least(0), false, true}, kMaxMessageBytes},
+    {{"message.downconversion.enable", T::Boolean, "true", I::Low, "Accepted for compatibility.", {}, false, false}, kDownconversion},
+    {{"message.format.version", T::String, "3.0-IV1", I::Medium, "Accepted for compatibility.", {}, false, false}, kMessageFormatVersion},
+    {{"message.timestamp.difference.max.ms", T::Long, kLongMax, I::Medium,
+      "Largest allowed gap between a CreateTime timestamp and the broker clock.", V::at_least(0), false, true}, kTimestampDifference},
+    {{"message.timestamp.type", T::String, "CreateTime", I::Medium, "CreateTime or LogAppendTime.", V::one_of(kTimestampTypes), false, true}, kTimestampType},
+    {{"min.cleanable.dirty.ratio", T::Double, "0.5", I::Medium, "Dirty ratio that triggers cleaning.", V::between(0, 1), false, true}, kMinCleanableRatio},
+    {{"min.compaction.lag.ms", T::Long, "0", I::Medium, "Minimum age of a record before it can be compacted.", V::at_least(0), false, true}, kMinCompactionLagMs},
+    {{"min.insync.replicas", T::Int, "1", I::Medium, "Replicas that must acknowledge an acks=all produce.", V::at_least(1), false, true}, kMinInsyncReplicas},
+    {{"preallocate", T::Boolean, "false", I::Medium, "Preallocate segment files.", {}, false, true}, kPreallocate},
+    {{"retention.bytes", T::Long, "-1", I::Medium, "Size above which old segments of a partition are deleted; -1: no limit.", {}, false, true}, kRetentionBytes},
+    {{"retention.ms", T::Long, "604800000", I::Medium, "Age after which segments are deleted; -1 keeps them forever.", V::at_least(-1), false, true}, kRetentionMs},
+    {{"segment.bytes", T::Int, "1073741824", I::Medium, "Size at which a segment is rolled.", V::at_least(14), false, true}, kSegmentBytes},
+    {{"segment.index.bytes", T::Int, "10485760", I::Medium, "Maximum size of an offset index file.", V::at_least(4), false, true}, kSegmentIndexBytes},
+    {{"segment.jitter.ms", T::Long, "0", I::Medium, "Random jitter subtracted from the roll time.", V::at_least(0), false, true}, kSegmentJitterMs},
+    {{"segment.ms", T::Long, "604800000", I::Medium, "Age at which a segment is rolled.", V::at_least(1), false, true}, kSegmentMs},
+    {{"unclean.leader.election.enable", T::Boolean, "false", I::Medium, "Allow out-of-sync replicas to become leader.", {}, false, true},
+     kUncleanLeaderElection},
+};
+
+}  // namespace
+
+std::span<const ConfigKey> broker_config_keys() { return kBrokerKeys; }
+
+const ConfigKey* find_broker_config_key(std::string_view name) {
+  for (const ConfigKey& k : kBrokerKeys)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<std::string_view> broker_config_synonyms(std::string_view name) {
+  if (name == "log.roll.ms" || name == "log.roll.hours") return {"log.roll.ms", "log.roll.hours"};
+  if (name == "log.roll.jitter.ms" || name == "log.roll.jitter.hours") return {"log.roll.jitter.ms", "log.roll.jitter.hours"};
+  // Only the ms key has the scheduler interval as its fallback.
+  if (name == "log.flush.interval.ms") return {"log.flush.interval.ms", "log.flush.scheduler.interval.ms"};
+  if (name == "log.retention.ms" || name == "log.retention.minutes" || name == "log.retention.hours")
+    return {"log.retention.ms", "log.retention.minutes", "log.retention.hours"};
+  return {name};
+}
+
+std::span<const TopicConfigKey> topic_config_keys() { return kTopicKeys; }
+
+const TopicConfigKey* find_topic_config_key(std::string_view name) {
+  for (const TopicConfigKey& k : kTopicKeys)
+    if (k.key.name == name) return &k;
+  return nullptr;
+}
+
+std::string_view topic_config_name_for(std::string_view broker_key) {
+  for (const TopicConfigKey& k : kTopicKeys)
+    if (!k.synonyms.empty() && k.synonyms.front().name == broker_key) return k.key.name;
+  return {};
+}
+
+}  // namespace weir::config

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "broker/config/config_def.h"
+
+namespace weir::config {
+
+// Every server.properties key Weir knows (Kafka's names and defaults, except
+// listeners, log.dir and broker.id, whose defaults suit a local single node).
+std::span<const ConfigKey> broker_config_keys();
+const ConfigKey* find_broker_config_key(std::string_view name);
+
+// Kafka's DynamicBrokerConfig.brokerConfigSynonyms: the keys that set the same
+// value, highest priority first (e.g. log.retention.ms/.minutes/.hours).
+// A key without synonyms returns just itself.
+std::vector<std::string_view> broker_config_synonyms(std::string_view name);
+
+// How a broker key's value becomes the topic value.
+enum class SynonymConversion : uint8_t { None, HoursToMs, MinutesToMs };
+
+struct BrokerSynonym {
+  std::string_view name;
+  SynonymConversion conversion = SynonymConversion::None;
+};
+
+// A topic-level key and the broker keys that provide its default, highest
+// priority first (Kafka's ServerTopicConfigSynonyms).
+struct TopicConfigKey {
+  ConfigKey key;
+  std::span<const BrokerSynonym> synonyms;
+};
+
+// Topic-level keys, sorted by name.
+std::span<const TopicConfigKey> topic_config_keys();
+const TopicConfigKey* find_topic_config_key(std::string_view name);
+
+// log.retention.ms -> retention.ms, message.max.bytes -> max.message.bytes, ...
+// Empty when the broker key is not the primary synonym of a topic key.
+std::string_view topic_config_name_for(std::string_view broker_key);
+
+}  // namespace weir::config

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/config/broker_config.h"
+#include "broker/config/config_types.h"
+
+namespace weir::config {
+
+struct ConfigSynonymEntry {
+  std::string name;
+  std::optional<std::string> value;
+  ConfigSource source = ConfigSource::DefaultConfig;
+};
+
+// One DescribeConfigs result entry, computed as Kafka's ConfigHelper does.
+struct ConfigEntry {
+  std::string name;
+  std::optional<std::string> value;  // null: sensitive, or unset without default
+  ConfigSource source = ConfigSource::DefaultConfig;
+  bool read_only = false;
+  bool is_sensitive = false;
+  ConfigType type = ConfigType::Unknown;
+  std::string_view documentation;
+  // Always filled; drop them when the request has IncludeSynonyms=false.
+  std::vector<ConfigSynonymEntry> synonyms;
+
+  // DescribeConfigs v0's IsDefault.
+  bool is_default() const noexcept { return source == ConfigSource::DefaultConfig; }
+};
+
+// Every known broker key of this broker (resource type BROKER, name = broker id).
+std::vector<ConfigEntry> describe_broker_configs(const BrokerConfig& broker);
+
+// Every topic key of a topic with these (validated) overrides.
+std::vector<ConfigEntry> describe_topic_configs(const BrokerConfig& broker, const ConfigMap& topic_overrides);
+
+}  // namespace weir::config

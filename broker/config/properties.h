@@ -1,0 +1,22 @@
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+#include "broker/config/config_types.h"
+
+namespace weir::config {
+
+// Parses text in java.util.Properties format, as Kafka reads server.properties:
+// '#'/'!' comment lines, key=value / key:value / key value, '\' line continuation
+// (leading whitespace of the next line dropped), escapes \t \n \r \f \uXXXX and
+// '\x' -> 'x'. A later key replaces an earlier one. Like Java, trailing whitespace
+// of a value is kept (Kafka trims when it converts the value; so does BrokerConfig).
+// Bytes outside ASCII pass through unchanged; \uXXXX is written as UTF-8.
+// Throws ConfigError on a malformed \u escape.
+ConfigMap parse_properties(std::string_view text);
+
+// Reads and parses a file; throws ConfigError if it cannot be read.
+ConfigMap load_properties_file(const std::filesystem::path& path);
+
+}  // namespace weir::config

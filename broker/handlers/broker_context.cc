@@ -1,0 +1,20 @@
+#include "broker/handlers/broker_context.h"
+
+namespace weir::handlers {
+
+config::TopicConfig BrokerContext::topic_config(std::string_view topic) const {
+    auto info = metadata.topic(topic);
+    return config::resolve_topic_config(config, info ? info->configs : config::ConfigMap{});
+}
+
+std::int32_t BrokerContext::topic_max_message_bytes(std::string_view topic) const {
+    return topic_config(topic).max_message_bytes;
+}
+
+std::optional<std::string> BrokerContext::topic_name_for_id(const wire::Uuid& id) const {
+    auto info = metadata.topic_by_id(from_wire(id));
+    if (!info) return std::nullopt;
+    return info->name;
+}
+
+}  // namespace weir::handlers

@@ -1,0 +1,35 @@
+#pragma once
+// The broker's parts a handler may use. Owned by the Broker; handlers never
+// learn which metadata backend (embedded or ZooKeeper) is behind the interface.
+#include <boost/asio/any_io_executor.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "broker/config/broker_config.h"
+#include "broker/config/topic_config.h"
+#include "broker/metadata/metadata_store.h"
+#include "protocol/wire/reader.h"
+
+namespace weir::partitions { class PartitionManager; }
+
+namespace weir::handlers {
+
+struct BrokerContext {
+    const config::BrokerConfig& config;
+    metadata::MetadataStore& metadata;
+    partitions::PartitionManager& partitions;
+    boost::asio::any_io_executor executor;
+    bool stopping_flag = false;
+
+    [[nodiscard]] bool stopping() const { return stopping_flag; }
+    // Broker defaults overlaid with the topic's overrides (defaults if unknown).
+    [[nodiscard]] config::TopicConfig topic_config(std::string_view topic) const;
+    [[nodiscard]] std::int32_t topic_max_message_bytes(std::string_view topic) const;
+    [[nodiscard]] std::optional<std::string> topic_name_for_id(const wire::Uuid& id) const;
+};
+
+inline wire::Uuid to_wire(const metadata::Uuid& id) { return id.bytes; }
+inline metadata::Uuid from_wire(const wire::Uuid& id) { return metadata::Uuid{id}; }
+
+}  // namespace weir::handlers

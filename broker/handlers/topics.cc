@@ -1,0 +1,300 @@
+// CreateTopics, DeleteTopics, CreatePartitions: every version, answered as
+// Kafka's KafkaApis + ZkAdminManager answer them. The metadata store does the
+// change; partition logs follow through the Broker's metadata listener.
+// Like Kafka, a request with timeout_ms <= 0 gets REQUEST_TIMED_OUT for the
+// topics it did change (the change is made; the client just doesn't wait).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "broker/config/describe_configs.h"
+#include "broker/config/topic_config.h"
+#include "broker/handlers/handlers.h"
+#include "protocol/errors.h"
+
+namespace weir::handlers {
+
+namespace {
+
+constexpr std::string_view kClusterMetadataTopic = "__cluster_metadata";
+
+std::int16_t code(metadata::ErrorCode e) { return static_cast<std::int16_t>(e); }
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+    std::string out;
+    for (const auto& i : items) {
+        if (!out.empty()) out += separator;
+        out += i;
+    }
+    return out;
+}
+
+// ---- CreateTopics ----------------------------------------------------------
+
+using CreateResult = msg::CreateTopicsResponse::CreatableTopicResult;
+
+// The checks ZkAdminManager.createTopics makes before AdminZkClient's, in its
+// order; the rest (name, collisions, assignment shape, configs) is the store's.
+metadata::Status precheck(const metadata::MetadataSnapshot& snapshot,
+                          const msg::CreateTopicsRequest::CreatableTopic& t, const metadata::NewTopic& resolved) {
+    using metadata::ErrorCode;
+    using metadata::Status;
+    if (snapshot.topic(t.name)) return Status::failure(ErrorCode::TopicAlreadyExists, "Topic '" + t.name + "' already exists.");
+    std::vector<std::string> null_configs;
+    for (const auto& c : t.configs)
+        if (!c.value) null_configs.push_back(c.name);
+    if (!null_configs.empty())
+        return Status::failure(ErrorCode::InvalidConfig, "Null value not supported for topic configs: " + join(null_configs, ","));
+    if ((t.num_partitions != -1 || t.replication_factor != -1) && !t.assignments.empty())
+        return Status::failure(ErrorCode::InvalidRequest,
+                               "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.");
+    if (t.assignments.empty()) {
+        if (resolved.num_partitions <= 0)
+            return Status::failure(ErrorCode::InvalidPartitions, "Number of partitions must be larger than 0.");
+        if (resolved.replication_factor <= 0)
+            return Status::failure(ErrorCode::InvalidReplicationFactor, "Replication factor must be larger than 0.");
+        if (resolved.replication_factor > static_cast<std::int32_t>(snapshot.brokers.size()))
+            return Status::failure(ErrorCode::InvalidReplicationFactor,
+                                   "Replication factor: " + std::to_string(resolved.replication_factor) +
+                                       " larger than available brokers: " + std::to_string(snapshot.brokers.size()) + ".");
+    }
+    return {};
+}
+
+metadata::NewTopic resolve_new_topic(const config::BrokerConfig& config, const msg::CreateTopicsRequest::CreatableTopic& t) {
+    metadata::NewTopic n;
+    n.name = t.name;
+    if (t.assignments.empty()) {
+        n.num_partitions = t.num_partitions == -1 ? config.num_partitions : t.num_partitions;
+        n.replication_factor =
+            t.replication_factor == -1 ? static_cast<std::int16_t>(config.default_replication_factor) : t.replication_factor;
+    } else {
+        n.num_partitions = t.num_partitions;
+        n.replication_factor = t.replication_factor;
+        for (const auto& a : t.assignments) n.assignments[a.partition_index] = a.broker_ids;
+    }
+    for (const auto& c : t.configs)
+        if (c.value) n.configs.insert_or_assign(c.name, *c.value);
+    return n;
+}
+
+// v5+: the configs the topic has (or would have), as CreateTopics reports them.
+void fill_created(CreateResult& out, const config::BrokerConfig& config, const metadata::NewTopic& n) {
+    config::ConfigMap normalized;
+    if (config::validate_topic_configs(n.configs, &normalized)) normalized.clear();
+    auto& configs = out.configs.emplace();
+    for (const auto& e : config::describe_topic_configs(config, normalized)) {
+        auto& c = configs.emplace_back();
+        c.name = e.name;
+        c.value = e.value;
+        c.read_only = e.read_only;
+        c.config_source = static_cast<std::int8_t>(e.source);
+        c.is_sensitive = e.is_sensitive;
+    }
+    if (n.assignments.empty()) {
+        out.num_partitions = n.num_partitions;
+        out.replication_factor = n.replication_factor;
+    } else {
+        out.num_partitions = static_cast<std::int32_t>(n.assignments.size());
+        out.replication_factor = static_cast<std::int16_t>(n.assignments.begin()->second.size());
+    }
+}
+
+void reset_created(CreateResult& out) {
+    out.configs.emplace();
+    out.num_partitions = -1;
+    out.replication_factor = -1;
+    out.topic_config_error_code = 0;
+}
+
+// ---- DeleteTopics ----------------------------------------------------------
+
+using DeleteResult = msg::DeleteTopicsResponse::DeletableTopicResult;
+
+DeleteResult delete_result(std::optional<std::string> name, const wire::Uuid& id, ErrorCode error) {
+    DeleteResult r;
+    r.name = std::move(name);
+    r.topic_id = id;
+    r.error_code = to_int(error);
+    return r;
+}
+
+// ---- CreatePartitions ------------------------------------------------------
+
+using PartitionsResult = msg::CreatePartitionsResponse::CreatePartitionsTopicResult;
+
+// ZkAdminManager.createPartitions' own checks, in its order; the store checks
+// the rest (replication factor of each new partition, placement).
+metadata::Status precheck_partitions(const metadata::MetadataSnapshot& snapshot,
+                                     const msg::CreatePartitionsRequest::CreatePartitionsTopic& t) {
+    using metadata::ErrorCode;
+    using metadata::Status;
+    auto info = snapshot.topic(t.name);
+    if (!info) return Status::failure(ErrorCode::UnknownTopicOrPartition, "The topic '" + t.name + "' does not exist.");
+    const auto existing = static_cast<std::int32_t>(info->partitions.size());
+    if (t.count < existing)
+        return Status::failure(ErrorCode::InvalidPartitions, "Topic currently has " + std::to_string(existing) +
+                                                                 " partitions, which is higher than the requested " +
+                                                                 std::to_string(t.count) + ".");
+    if (t.count == existing)
+        return Status::failure(ErrorCode::InvalidPartitions, "Topic already has " + std::to_string(existing) + " partitions.");
+    if (t.assignments) {
+        std::vector<std::string> unknown;
+        std::set<std::int32_t> reported;
+        for (const auto& a : *t.assignments)
+            for (auto id : a.broker_ids)
+                if (!snapshot.broker(id) && reported.insert(id).second) unknown.push_back(std::to_string(id));
+        if (!unknown.empty())
+            return Status::failure(ErrorCode::InvalidReplicaAssignment,
+                                   "Unknown broker(s) in replica assignment: " + join(unknown, ", ") + ".");
+        const auto increment = t.count - existing;
+        if (static_cast<std::int32_t>(t.assignments->size()) != increment)
+            return Status::failure(ErrorCode::InvalidReplicaAssignment,
+                                   "Increasing the number of partitions by " + std::to_string(increment) + " but " +
+                                       std::to_string(t.assignments->size()) + " assignments provided.");
+    }
+    return {};
+}
+
+}  // namespace
+
+Task<msg::CreateTopicsResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::CreateTopicsRequest request) {
+    const auto version = ctx.version();
+    const bool validate_only = version >= 1 && request.validate_only;
+    std::map<std::string, int, std::less<>> occurrences;
+    for (const auto& t : request.topics) ++occurrences[t.name];
+
+    msg::CreateTopicsResponse response;
+    response.topics.reserve(request.topics.size());
+    for (const auto& t : request.topics) {
+        auto& out = response.topics.emplace_back();
+        out.name = t.name;
+        out.error_message = std::nullopt;
+        if (occurrences[t.name] > 1) {
+            out.error_code = to_int(ErrorCode::invalid_request);
+            out.error_message = "Found multiple entries for this topic.";
+            continue;
+        }
+        if (t.name == kClusterMetadataTopic) {
+            out.error_code = to_int(ErrorCode::topic_authorization_failed);
+            out.error_message = "Authorization failed.";
+            continue;
+        }
+        auto snapshot = broker.metadata.snapshot();
+        auto resolved = resolve_new_topic(broker.config, t);
+        metadata::CreateTopicResult result;
+        if (auto s = precheck(*snapshot, t, resolved); !s.ok()) {
+            result.error = s.error;
+            result.message = s.message;
+        } else {
+            result = broker.metadata.create_topic(resolved, validate_only);
+        }
+        if (!result.ok()) {
+            out.error_code = code(result.error);
+            out.error_message = result.message;
+            reset_created(out);
+            continue;
+        }
+        fill_created(out, broker.config, resolved);
+        if (!validate_only) {
+            out.topic_id = to_wire(result.topic_id);
+            if (request.timeout_ms <= 0) {
+                out.error_code = to_int(ErrorCode::request_timed_out);
+                reset_created(out);
+            }
+        }
+    }
+    co_return response;
+}
+
+Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::DeleteTopicsRequest request) {
+    const auto version = ctx.version();
+    if (version < 6) {
+        for (auto& name : request.topic_names) {
+            auto& t = request.topics.emplace_back();
+            t.name = std::move(name);
+        }
+    }
+    msg::DeleteTopicsResponse response;
+    response.responses.reserve(request.topics.size());
+
+    if (!broker.config.delete_topic_enable) {
+        auto error = version < 3 ? ErrorCode::invalid_request : ErrorCode::topic_deletion_disabled;
+        for (const auto& t : request.topics) response.responses.push_back(delete_result(t.name, t.topic_id, error));
+        co_return response;
+    }
+    const bool name_and_id = std::any_of(request.topics.begin(), request.topics.end(),
+                                         [](const auto& t) { return t.name && t.topic_id != wire::Uuid{}; });
+    if (name_and_id) {
+        // Kafka rejects the whole request ("Topic name and topic ID can not both be specified.").
+        for (const auto& t : request.topics)
+            response.responses.push_back(delete_result(t.name, t.topic_id, ErrorCode::invalid_request));
+        co_return response;
+    }
+
+    auto snapshot = broker.metadata.snapshot();
+    std::map<std::string, std::vector<std::size_t>, std::less<>> to_delete;  // name -> result indexes
+    for (const auto& t : request.topics) {
+        std::optional<std::string> name = t.name;
+        if (t.topic_id != wire::Uuid{}) {
+            auto info = snapshot->topic_by_id(from_wire(t.topic_id));
+            name = info ? std::optional<std::string>(info->name) : std::nullopt;
+        }
+        if (!name) {
+            response.responses.push_back(delete_result(std::nullopt, t.topic_id, ErrorCode::unknown_topic_id));
+        } else if (!snapshot->topic(*name)) {
+            response.responses.push_back(delete_result(name, t.topic_id, ErrorCode::unknown_topic_or_partition));
+        } else {
+            to_delete[*name].push_back(response.responses.size());
+            response.responses.push_back(delete_result(name, t.topic_id, ErrorCode::none));
+        }
+    }
+    for (const auto& [name, indexes] : to_delete) {
+        auto status = broker.metadata.delete_topic(name);
+        for (auto i : indexes) {
+            auto& r = response.responses[i];
+            if (!status.ok()) {
+                r.error_code = code(status.error);
+                if (status.error != metadata::ErrorCode::UnknownTopicOrPartition) r.error_message = status.message;
+            } else if (request.timeout_ms <= 0) {
+                r.error_code = to_int(ErrorCode::request_timed_out);
+            }
+        }
+    }
+    co_return response;
+}
+
+Task<msg::CreatePartitionsResponse> handle(BrokerContext& broker, const RequestContext&, msg::CreatePartitionsRequest request) {
+    std::map<std::string, int, std::less<>> occurrences;
+    for (const auto& t : request.topics) ++occurrences[t.name];
+
+    msg::CreatePartitionsResponse response;
+    std::set<std::string, std::less<>> answered;
+    for (const auto& t : request.topics) {
+        if (!answered.insert(t.name).second) continue;  // one answer per topic name
+        auto& out = response.results.emplace_back();
+        out.name = t.name;
+        if (occurrences[t.name] > 1) {
+            out.error_code = to_int(ErrorCode::invalid_request);
+            out.error_message = "Duplicate topic in request.";
+            continue;
+        }
+        auto snapshot = broker.metadata.snapshot();
+        auto status = precheck_partitions(*snapshot, t);
+        if (status.ok()) {
+            std::vector<std::vector<std::int32_t>> assignments;
+            if (t.assignments)
+                for (const auto& a : *t.assignments) assignments.push_back(a.broker_ids);
+            status = broker.metadata.create_partitions(t.name, t.count, assignments, request.validate_only);
+        }
+        if (!status.ok()) {
+            out.error_code = code(status.error);
+            out.error_message = status.message;
+        } else if (!request.validate_only && request.timeout_ms <= 0) {
+            out.error_code = to_int(ErrorCode::request_timed_out);
+        }
+    }
+    co_return response;
+}
+
+}  // namespace weir::handlers

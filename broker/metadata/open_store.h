@@ -1,0 +1,18 @@
+#pragma once
+
+#include <memory>
+
+#include "broker/config/broker_config.h"
+#include "broker/metadata/metadata_store.h"
+
+namespace weir::metadata {
+
+// This broker as Metadata describes it: broker.id, advertised listeners, rack.
+BrokerInfo local_broker_info(const config::BrokerConfig& config);
+
+// The metadata backend the config asks for: embedded (in the first log dir)
+// when zookeeper.connect is empty. Throws MetadataStoreError (also for
+// ZooKeeper mode, which is not implemented yet).
+std::unique_ptr<MetadataStore> open_metadata_store(const config::BrokerConfig& config);
+
+}  // namespace weir::metadata

@@ -1,0 +1,99 @@
+#include "broker/metadata/state_json.h"
+
+#include <boost/json.hpp>
+
+namespace weir::metadata {
+namespace json = boost::json;
+
+namespace {
+
+constexpr int64_t kFormatVersion = 1;
+
+json::array to_array(const std::vector<int32_t>& v) {
+  json::array a;
+  for (int32_t x : v) a.emplace_back(x);
+  return a;
+}
+
+std::vector<int32_t> int_list(const json::value& v) {
+  std::vector<int32_t> out;
+  for (const json::value& x : v.as_array()) out.push_back(json::value_to<int32_t>(x));
+  return out;
+}
+
+}  // namespace
+
+std::string encode_state(const PersistedState& state) {
+  json::object root;
+  root["version"] = kFormatVersion;
+  root["cluster_id"] = state.cluster_id;
+  root["broker_id"] = state.broker_id;
+  json::array topics;
+  for (const TopicInfo& t : state.topics) {
+    json::object o;
+    o["name"] = t.name;
+    o["topic_id"] = t.id.to_string();
+    o["internal"] = t.internal;
+    json::object configs;
+    for (const auto& [k, v] : t.configs) configs[k] = v;
+    o["configs"] = std::move(configs);
+    json::array partitions;
+    for (const PartitionInfo& p : t.partitions) {
+      json::object po;
+      po["partition"] = p.partition;
+      po["leader"] = p.leader;
+      po["leader_epoch"] = p.leader_epoch;
+      po["replicas"] = to_array(p.replicas);
+      po["isr"] = to_array(p.isr);
+      partitions.push_back(std::move(po));
+    }
+    o["partitions"] = std::move(partitions);
+    topics.push_back(std::move(o));
+  }
+  root["topics"] = std::move(topics);
+  return json::serialize(root) + "\n";
+}
+
+PersistedState decode_state(std::string_view text) {
+  try {
+    json::value v = json::parse(text);
+    const json::object& root = v.as_object();
+    if (root.at("version").as_int64() != kFormatVersion) {
+      throw MetadataStoreError("unsupported metadata format version " + json::serialize(root.at("version")));
+    }
+    PersistedState state;
+    state.cluster_id = json::value_to<std::string>(root.at("cluster_id"));
+    state.broker_id = json::value_to<int32_t>(root.at("broker_id"));
+    for (const json::value& tv : root.at("topics").as_array()) {
+      const json::object& o = tv.as_object();
+      TopicInfo t;
+      t.name = json::value_to<std::string>(o.at("name"));
+      auto id = Uuid::from_string(o.at("topic_id").as_string());
+      if (!id) throw MetadataStoreError("bad topic id for topic " + t.name);
+      t.id = *id;
+      t.internal = o.at("internal").as_bool();
+      for (const auto& [k, cv] : o.at("configs").as_object()) t.configs.emplace(std::string(k), json::value_to<std::string>(cv));
+      for (const json::value& pv : o.at("partitions").as_array()) {
+        const json::object& po = pv.as_object();
+        PartitionInfo p;
+        p.partition = json::value_to<int32_t>(po.at("partition"));
+        p.leader = json::value_to<int32_t>(po.at("leader"));
+        p.leader_epoch = json::value_to<int32_t>(po.at("leader_epoch"));
+        p.replicas = int_list(po.at("replicas"));
+        p.isr = int_list(po.at("isr"));
+        if (p.partition != static_cast<int32_t>(t.partitions.size())) {
+          throw MetadataStoreError("partitions of topic " + t.name + " are not numbered 0..n-1");
+        }
+        t.partitions.push_back(std::move(p));
+      }
+      state.topics.push_back(std::move(t));
+    }
+    return state;
+  } catch (const MetadataStoreError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw MetadataStoreError(std::string("malformed metadata: ") + e.what());
+  }
+}
+
+}  // namespace weir::metadata

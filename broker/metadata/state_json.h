@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/metadata/metadata_types.h"
+
+namespace weir::metadata {
+
+// What the embedded store keeps on disk.
+struct PersistedState {
+  std::string cluster_id;
+  int32_t broker_id = 0;
+  std::vector<TopicInfo> topics;
+};
+
+// {"version":1,"cluster_id":...,"broker_id":...,"topics":[{"name","topic_id",
+//  "internal","configs":{...},"partitions":[{"partition","leader",
+//  "leader_epoch","replicas","isr"}]}]}
+std::string encode_state(const PersistedState& state);
+// Throws MetadataStoreError on malformed input.
+PersistedState decode_state(std::string_view json);
+
+}  // namespace weir::metadata

@@ -1,0 +1,168 @@
+#include "broker/server/broker.h"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <chrono>
+
+#include "broker/common/logging.h"
+#include "broker/metadata/open_store.h"
+
+namespace weir::server {
+
+namespace asio = boost::asio;
+
+namespace {
+
+storage::LogConfig to_log_config(const config::TopicConfig& t) {
+    storage::LogConfig c;
+    c.segment_bytes = t.segment_bytes;
+    c.segment_ms = t.segment_ms;
+    c.index_interval_bytes = t.index_interval_bytes;
+    c.segment_index_bytes = t.segment_index_bytes;
+    c.retention_ms = t.retention_ms;
+    c.retention_bytes = t.retention_bytes;
+    c.flush_interval_messages = t.flush_messages;
+    c.flush_interval_ms = t.flush_ms;
+    c.message_timestamp_type = t.message_timestamp_type == config::TimestampType::LogAppendTime
+                                   ? records::TimestampType::log_append_time
+                                   : records::TimestampType::create_time;
+    return c;
+}
+
+asio::ip::tcp::endpoint bind_endpoint(const config::Listener& l) {
+    if (l.host.empty()) return {asio::ip::tcp::v6(), l.port};
+    asio::ip::tcp::resolver resolver(asio::system_executor{});
+    auto results = resolver.resolve(l.host, std::to_string(l.port), asio::ip::tcp::resolver::numeric_service);
+    return results.begin()->endpoint();
+}
+
+}  // namespace
+
+Broker::Broker(config::BrokerConfig config) : config_(std::move(config)) {}
+
+Broker::~Broker() = default;
+
+void Broker::start() {
+    auto t0 = std::chrono::steady_clock::now();
+    metadata_ = metadata::open_metadata_store(config_);
+
+    auto config_for_topic = [this](const std::string& topic) {
+        auto info = metadata_->topic(topic);
+        return to_log_config(config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{}));
+    };
+    storage::LogManagerOptions log_options;
+    log_options.log_dirs = config_.log_dirs;
+    log_options.config_for_topic = config_for_topic;
+    logs_ = std::make_unique<storage::LogManager>(std::move(log_options));
+
+    partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, config_for_topic);
+    context_ = std::make_unique<handlers::BrokerContext>(
+        handlers::BrokerContext{config_, *metadata_, *partitions_, io_.get_executor()});
+    dispatcher_ = std::make_unique<dispatch::Dispatcher>(*context_);
+
+    // Partitions follow metadata: created, grown, deleted, reconfigured.
+    metadata_->add_listener([this](const metadata::MetadataChange& change) { on_metadata_change(change); });
+    for (const auto& topic : metadata_->topics()) sync_partitions(*topic);
+    // Logs on disk for topics the metadata no longer knows were deleted while down.
+    for (const auto& tp : logs_->partitions())
+        if (!metadata_->topic(tp.topic)) logs_->remove(tp);
+
+    net::ConnectionLimits limits;
+    limits.max_request_bytes = config_.socket_request_max_bytes;
+    limits.max_idle = std::chrono::milliseconds(config_.connections_max_idle_ms);
+    for (const auto& l : config_.listeners) {
+        auto listener = std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l), l.name, *dispatcher_, limits);
+        listener->start();
+        logging::info("listening on {} ({})", l.to_string(), listener->local_endpoint().address().to_string());
+        listeners_.push_back(std::move(listener));
+    }
+    schedule_periodic();
+    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    logging::info("Weir broker {} started in {:.1f} ms (cluster id {}, {} topics, log.dirs {})", config_.broker_id, ms,
+                  metadata_->cluster_id(), metadata_->topics().size(), config_.log_dirs.front().string());
+}
+
+void Broker::sync_partitions(const metadata::TopicInfo& topic) {
+    for (const auto& p : topic.partitions) {
+        bool hosted = std::find(p.replicas.begin(), p.replicas.end(), config_.broker_id) != p.replicas.end();
+        if (hosted) partitions_->ensure({topic.name, p.partition});
+    }
+}
+
+void Broker::on_metadata_change(const metadata::MetadataChange& change) {
+    using Kind = metadata::MetadataChange::Kind;
+    switch (change.kind) {
+        case Kind::TopicCreated:
+        case Kind::PartitionsAdded:
+        case Kind::PartitionStateChanged:
+            if (change.after) sync_partitions(*change.after);
+            break;
+        case Kind::TopicDeleted:
+            partitions_->remove_topic(change.topic);
+            break;
+        case Kind::TopicConfigsChanged:
+            partitions_->topic_config_changed(change.topic);
+            break;
+        case Kind::BrokersChanged:
+            break;
+    }
+}
+
+void Broker::schedule_periodic() {
+    // Retention, time-based flushes and checkpoints. Kafka runs retention every
+    // log.retention.check.interval.ms; flushes are checked more often so
+    // flush.ms stays meaningful.
+    auto interval = std::chrono::milliseconds(std::min<std::int64_t>(config_.log_retention_check_interval_ms, 1000));
+    periodic_.expires_after(interval);
+    periodic_.async_wait([this](boost::system::error_code ec) {
+        if (ec || stopped_) return;
+        try {
+            logs_->flush_due();
+            if (retention_due()) logs_->enforce_retention();
+            logs_->checkpoint();
+        } catch (const std::exception& e) {
+            logging::error("periodic log maintenance failed: {}", e.what());
+        }
+        schedule_periodic();
+    });
+}
+
+bool Broker::retention_due() {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_retention_ < std::chrono::milliseconds(config_.log_retention_check_interval_ms)) return false;
+    last_retention_ = now;
+    return true;
+}
+
+void Broker::stop() {
+    if (stopped_) return;
+    stopped_ = true;
+    logging::info("shutting down");
+    for (auto& l : listeners_) l->stop();
+    if (context_) context_->stopping_flag = true;
+    if (partitions_) partitions_->wake_all();
+    periodic_.cancel();
+    // Give in-flight requests (now woken) a moment to be answered, then close.
+    auto grace = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(200));
+    grace->async_wait([this, grace](boost::system::error_code) {
+        for (auto& l : listeners_) l->close_all();
+        io_.stop();
+    });
+}
+
+int Broker::run() {
+    start();
+    asio::signal_set signals(io_, SIGINT, SIGTERM);
+    signals.async_wait([this](boost::system::error_code ec, int sig) {
+        if (ec) return;
+        logging::info("received signal {}", sig);
+        stop();
+    });
+    io_.run();
+    listeners_.clear();
+    if (logs_) logs_->shutdown();
+    logging::info("stopped cleanly");
+    return 0;
+}
+
+}  // namespace weir::server

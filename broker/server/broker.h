@@ -1,0 +1,53 @@
+#pragma once
+// One Weir broker process: wires config, metadata, storage, partitions, the
+// dispatcher and the listeners together and runs them on one I/O thread.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
+#include <vector>
+
+#include "broker/config/broker_config.h"
+#include "broker/dispatch/dispatcher.h"
+#include "broker/handlers/broker_context.h"
+#include "broker/metadata/metadata_store.h"
+#include "broker/net/listener.h"
+#include "broker/partitions/partition_manager.h"
+#include "broker/storage/log_manager.h"
+
+namespace weir::server {
+
+class Broker {
+public:
+    explicit Broker(config::BrokerConfig config);
+    ~Broker();
+    Broker(const Broker&) = delete;
+    Broker& operator=(const Broker&) = delete;
+
+    // Opens storage and metadata, binds every listener (throws on failure),
+    // then serves until stop() or SIGTERM/SIGINT. Returns the exit code.
+    int run();
+    // Stop accepting, wake parked fetches, let in-flight requests finish,
+    // flush and close storage. Safe to call from any handler or signal.
+    void stop();
+
+private:
+    void start();
+    void on_metadata_change(const metadata::MetadataChange& change);
+    void sync_partitions(const metadata::TopicInfo& topic);
+    void schedule_periodic();
+    bool retention_due();
+
+    config::BrokerConfig config_;
+    boost::asio::io_context io_{1};
+    std::unique_ptr<metadata::MetadataStore> metadata_;
+    std::unique_ptr<storage::LogManager> logs_;
+    std::unique_ptr<partitions::PartitionManager> partitions_;
+    std::unique_ptr<handlers::BrokerContext> context_;
+    std::unique_ptr<dispatch::Dispatcher> dispatcher_;
+    std::vector<std::unique_ptr<net::Listener>> listeners_;
+    boost::asio::steady_timer periodic_{io_};
+    std::chrono::steady_clock::time_point last_retention_ = std::chrono::steady_clock::now();
+    bool stopped_ = false;
+};
+
+}  // namespace weir::server

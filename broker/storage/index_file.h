@@ -1,0 +1,83 @@
+#pragma once
+// A memory-mapped file of fixed-size index entries, as Kafka's AbstractIndex:
+// an active index is preallocated to its maximum size (so appends are plain
+// stores into the mapping, durable in the page cache across a process kill)
+// and trimmed to the used size when the segment is rolled or closed. The
+// descriptor is closed once mapped (a mapping outlives it), so an index costs
+// no file descriptor.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+
+
+namespace weir::storage {
+
+class IndexFile {
+public:
+    // Opens or creates the file; an existing file's entries are its length
+    // divided by the entry size (a remainder marks the file as corrupt).
+    IndexFile(const std::filesystem::path& path, std::int64_t base_offset, std::size_t entry_size,
+              std::size_t max_bytes);
+    IndexFile(IndexFile&& other) noexcept;
+    IndexFile& operator=(IndexFile&& other) noexcept;
+    IndexFile(const IndexFile&) = delete;
+    IndexFile& operator=(const IndexFile&) = delete;
+    ~IndexFile();
+
+    [[nodiscard]] std::int64_t base_offset() const { return base_offset_; }
+    [[nodiscard]] std::size_t entries() const { return entries_; }
+    [[nodiscard]] std::size_t max_entries() const { return max_entries_; }
+    [[nodiscard]] bool full() const { return entries_ >= max_entries_; }
+    [[nodiscard]] bool length_was_valid() const { return length_was_valid_; }
+    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+    // Grows the file and mapping to the maximum size so appends need no remap.
+    void make_active();
+    // Shrinks the file to the entries in use.
+    void trim();
+    void truncate_entries(std::size_t n);
+    void reset() { truncate_entries(0); }
+    // msync the used entries.
+    void flush() const;
+    // Unmaps without trimming (what a process kill leaves behind).
+    void release() noexcept;
+    // Releases and deletes the file.
+    void remove();
+
+protected:
+    [[nodiscard]] const std::uint8_t* entry_ptr(std::size_t i) const { return map_ + i * entry_size_; }
+    // Appends one entry of entry_size bytes; throws StorageError if full.
+    void push(const std::uint8_t* entry);
+
+private:
+    void remap(std::size_t bytes);
+
+    std::filesystem::path path_;
+    std::int64_t base_offset_ = 0;
+    std::size_t entry_size_ = 0;
+    std::size_t max_entries_ = 0;
+    std::uint8_t* map_ = nullptr;
+    std::size_t mapped_bytes_ = 0;
+    std::size_t entries_ = 0;
+    bool length_was_valid_ = true;
+};
+
+namespace be {
+inline void put32(std::uint8_t* p, std::uint32_t v) {
+    p[0] = static_cast<std::uint8_t>(v >> 24);
+    p[1] = static_cast<std::uint8_t>(v >> 16);
+    p[2] = static_cast<std::uint8_t>(v >> 8);
+    p[3] = static_cast<std::uint8_t>(v);
+}
+inline void put64(std::uint8_t* p, std::uint64_t v) {
+    put32(p, static_cast<std::uint32_t>(v >> 32));
+    put32(p + 4, static_cast<std::uint32_t>(v));
+}
+inline std::uint32_t get32(const std::uint8_t* p) {
+    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+inline std::uint64_t get64(const std::uint8_t* p) { return (std::uint64_t{get32(p)} << 32) | get32(p + 4); }
+}  // namespace be
+
+}  // namespace weir::storage

@@ -1,0 +1,202 @@
+#include "broker/storage/log_manager.h"
+
+#include <sys/file.h>
+
+#include <cerrno>
+#include <random>
+
+#include "broker/common/logging.h"
+#include "broker/storage/checkpoint_file.h"
+#include "broker/storage/log_error.h"
+
+namespace weir::storage {
+namespace {
+
+std::string random_hex32() {
+    std::random_device rd;
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (int i = 0; i < 4; ++i) {
+        auto v = rd();
+        for (int j = 0; j < 8; ++j) out += kHex[(v >> (4 * j)) & 0xf];
+    }
+    return out;
+}
+
+std::int64_t lookup(const OffsetCheckpoint& cp, const TopicPartition& tp) {
+    auto it = cp.find(tp);
+    return it == cp.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+LogManager::LogManager(LogManagerOptions options)
+    : config_for_topic_(std::move(options.config_for_topic)), clock_(std::move(options.clock)) {
+    if (!clock_) clock_ = system_clock_ms();
+    if (options.log_dirs.empty()) throw StorageError("no log dirs configured");
+    for (auto& path : options.log_dirs) {
+        std::filesystem::create_directories(path);
+        Dir dir;
+        dir.path = path;
+        dir.lock = File::open(path / ".lock", true);
+        if (::flock(dir.lock.fd(), LOCK_EX | LOCK_NB) != 0) throw_errno("lock log dir " + path.string(), errno);
+        dirs_.push_back(std::move(dir));
+    }
+    for (std::size_t i = 0; i < dirs_.size(); ++i) load_dir(i);
+}
+
+LogManager::~LogManager() {
+    for (auto& [tp, entry] : logs_) {
+        entry.log->set_checkpoint_hook({});
+        entry.log->release();
+    }
+}
+
+LogConfig LogManager::config_for(const std::string& topic) const {
+    return config_for_topic_ ? config_for_topic_(topic) : LogConfig{};
+}
+
+void LogManager::attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir) {
+    log->set_checkpoint_hook([this, dir] { write_checkpoints(dir); });
+    logs_[tp] = Entry{std::move(log), dir};
+}
+
+void LogManager::load_dir(std::size_t i) {
+    auto& dir = dirs_[i];
+    auto marker = dir.path / kCleanShutdownFile;
+    dir.clean_at_start = std::filesystem::exists(marker);
+    bool ok = true;
+    auto recovery_points = read_checkpoint_file(dir.path / kRecoveryPointCheckpointFile, &ok);
+    if (!ok) logging::warn("{}: unreadable recovery point checkpoint, recovering all segments", dir.path.string());
+    auto log_starts = read_checkpoint_file(dir.path / kLogStartOffsetCheckpointFile, &ok);
+    if (!ok) logging::warn("{}: unreadable log start offset checkpoint", dir.path.string());
+
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
+        if (!entry.is_directory()) continue;
+        auto name = entry.path().filename().string();
+        if (name.ends_with(kDeleteDirSuffix)) {
+            std::filesystem::remove_all(entry.path());  // a deletion interrupted by a crash
+            continue;
+        }
+        auto tp = TopicPartition::parse_dir_name(name);
+        if (!tp) continue;
+        if (logs_.contains(*tp))
+            throw StorageError("partition " + name + " found in two log dirs: " + dirs_[logs_[*tp].dir].path.string() +
+                               " and " + dir.path.string());
+        LoadOptions load;
+        load.clean_shutdown = dir.clean_at_start;
+        load.recovery_point = lookup(recovery_points, *tp);
+        load.log_start_offset = lookup(log_starts, *tp);
+        load.clock = clock_;
+        attach(*tp, std::make_shared<PartitionLog>(entry.path(), *tp, config_for(tp->topic), load), i);
+    }
+    write_checkpoints(i);
+    if (dir.clean_at_start) {
+        // From here on a crash must be detected as unclean.
+        std::filesystem::remove(marker);
+        sync_dir(dir.path);
+    }
+}
+
+std::shared_ptr<PartitionLog> LogManager::get(const TopicPartition& tp) const {
+    auto it = logs_.find(tp);
+    return it == logs_.end() ? nullptr : it->second.log;
+}
+
+std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp, const LogConfig& config) {
+    if (auto existing = get(tp)) return existing;
+    if (shut_down_) throw StorageError("log manager is shut down");
+    std::vector<std::size_t> counts(dirs_.size(), 0);
+    for (const auto& [key, entry] : logs_) ++counts[entry.dir];
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < counts.size(); ++i)
+        if (counts[i] < counts[best]) best = i;
+    auto path = dirs_[best].path / tp.dir_name();
+    LoadOptions load;
+    load.clock = clock_;
+    auto log = std::make_shared<PartitionLog>(path, tp, config, load);
+    sync_dir(dirs_[best].path);
+    attach(tp, log, best);
+    return log;
+}
+
+bool LogManager::remove(const TopicPartition& tp) {
+    auto it = logs_.find(tp);
+    if (it == logs_.end()) return false;
+    auto entry = std::move(it->second);
+    logs_.erase(it);
+    entry.log->set_checkpoint_hook({});
+    entry.log->release();
+    auto deleted = dirs_[entry.dir].path / (tp.dir_name() + "." + random_hex32() + std::string(kDeleteDirSuffix));
+    std::filesystem::rename(entry.log->dir(), deleted);
+    sync_dir(dirs_[entry.dir].path);
+    entry.log->destroy();
+    std::filesystem::remove_all(deleted);
+    write_checkpoints(entry.dir);
+    return true;
+}
+
+std::vector<TopicPartition> LogManager::partitions() const {
+    std::vector<TopicPartition> out;
+    for (const auto& [tp, entry] : logs_) out.push_back(tp);
+    return out;
+}
+
+std::vector<std::filesystem::path> LogManager::log_dirs() const {
+    std::vector<std::filesystem::path> out;
+    for (const auto& dir : dirs_) out.push_back(dir.path);
+    return out;
+}
+
+std::filesystem::path LogManager::dir_of(const TopicPartition& tp) const {
+    auto it = logs_.find(tp);
+    return it == logs_.end() ? std::filesystem::path{} : dirs_[it->second.dir].path;
+}
+
+void LogManager::set_topic_config(const std::string& topic, const LogConfig& config) {
+    for (auto& [tp, entry] : logs_)
+        if (tp.topic == topic) entry.log->set_config(config);
+}
+
+std::size_t LogManager::enforce_retention() {
+    std::size_t deleted = 0;
+    for (auto& [tp, entry] : logs_) deleted += entry.log->enforce_retention();
+    return deleted;
+}
+
+void LogManager::flush_due() {
+    for (auto& [tp, entry] : logs_) entry.log->flush_if_due();
+}
+
+void LogManager::write_checkpoints(std::size_t dir) {
+    OffsetCheckpoint recovery_points, log_starts;
+    for (const auto& [tp, entry] : logs_) {
+        if (entry.dir != dir) continue;
+        recovery_points[tp] = entry.log->recovery_point();
+        log_starts[tp] = entry.log->log_start_offset();
+    }
+    write_checkpoint_file(dirs_[dir].path / kRecoveryPointCheckpointFile, recovery_points);
+    write_checkpoint_file(dirs_[dir].path / kLogStartOffsetCheckpointFile, log_starts);
+}
+
+void LogManager::checkpoint() {
+    for (std::size_t i = 0; i < dirs_.size(); ++i) write_checkpoints(i);
+}
+
+void LogManager::shutdown() {
+    if (shut_down_) return;
+    for (auto& [tp, entry] : logs_) {
+        entry.log->set_checkpoint_hook({});
+        if (entry.log->is_open()) {
+            entry.log->flush();
+            entry.log->close();
+        }
+    }
+    for (std::size_t i = 0; i < dirs_.size(); ++i) {
+        write_checkpoints(i);
+        write_file_atomically(dirs_[i].path / kCleanShutdownFile, "");
+    }
+    shut_down_ = true;
+}
+
+}  // namespace weir::storage

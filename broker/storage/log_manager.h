@@ -1,0 +1,92 @@
+#pragma once
+// All partition logs of the broker across its log.dirs: finds existing
+// partitions at startup, places new ones on the dir with the fewest
+// partitions, deletes partitions Kafka's way (rename to `-delete`, remove),
+// keeps the per-dir checkpoint files and the clean-shutdown marker.
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "broker/storage/file.h"
+#include "broker/storage/log_config.h"
+#include "broker/storage/log_names.h"
+#include "broker/storage/partition_log.h"
+
+namespace weir::storage {
+
+struct LogManagerOptions {
+    std::vector<std::filesystem::path> log_dirs;
+    // Config of a topic whose partitions are found on disk at startup.
+    std::function<LogConfig(const std::string& topic)> config_for_topic;
+    Clock clock = system_clock_ms();
+};
+
+class LogManager {
+public:
+    // Creates missing log dirs, locks each (`.lock`, flock), removes leftover
+    // `-delete` dirs and opens every partition dir. Throws StorageError (e.g.
+    // a dir locked by another process, a partition present in two dirs).
+    explicit LogManager(LogManagerOptions options);
+    LogManager(const LogManager&) = delete;
+    LogManager& operator=(const LogManager&) = delete;
+    // Releases everything without the clean-shutdown marker; call shutdown()
+    // for a clean stop.
+    ~LogManager();
+
+    [[nodiscard]] std::shared_ptr<PartitionLog> get(const TopicPartition& tp) const;
+    std::shared_ptr<PartitionLog> get_or_create(const TopicPartition& tp, const LogConfig& config);
+    // Deletes the partition's data; false if it does not exist. Holders of the
+    // shared_ptr see a deleted log (reads return UNKNOWN_TOPIC_OR_PARTITION).
+    bool remove(const TopicPartition& tp);
+    [[nodiscard]] std::vector<TopicPartition> partitions() const;
+    [[nodiscard]] std::vector<std::filesystem::path> log_dirs() const;
+    // The log dir holding `tp`, or empty.
+    [[nodiscard]] std::filesystem::path dir_of(const TopicPartition& tp) const;
+    // Whether log dir `i` had the clean-shutdown marker at startup.
+    [[nodiscard]] bool dir_was_clean(std::size_t i) const { return dirs_.at(i).clean_at_start; }
+
+    // Applies a changed topic config to its existing partitions.
+    void set_topic_config(const std::string& topic, const LogConfig& config);
+
+    // Periodic work (Kafka: log.retention.check.interval.ms, log.flush.*).
+    std::size_t enforce_retention();
+    void flush_due();
+    // Writes recovery-point and log-start-offset checkpoints of every dir.
+    void checkpoint();
+    void run_periodic() {
+        enforce_retention();
+        flush_due();
+        checkpoint();
+    }
+
+    // Flushes and closes every log, writes checkpoints and the clean-shutdown marker.
+    void shutdown();
+
+private:
+    struct Dir {
+        std::filesystem::path path;
+        File lock;
+        bool clean_at_start = false;
+    };
+    struct Entry {
+        std::shared_ptr<PartitionLog> log;
+        std::size_t dir = 0;
+    };
+
+    void load_dir(std::size_t i);
+    void write_checkpoints(std::size_t dir);
+    void attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir);
+    [[nodiscard]] LogConfig config_for(const std::string& topic) const;
+
+    std::vector<Dir> dirs_;
+    std::function<LogConfig(const std::string&)> config_for_topic_;
+    Clock clock_;
+    std::map<TopicPartition, Entry> logs_;
+    bool shut_down_ = false;
+};
+
+}  // namespace weir::storage

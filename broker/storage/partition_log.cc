@@ -1,0 +1,407 @@
+#include "broker/storage/partition_log.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "broker/common/logging.h"
+
+namespace weir::storage {
+namespace {
+
+bool is_leftover_file(std::string_view name) {
+    // Temp and swap files of interrupted writes/compactions are never valid data.
+    for (std::string_view s : {".tmp", ".deleted", ".cleaned", ".swap"})
+        if (name.ends_with(s)) return true;
+    return false;
+}
+
+}  // namespace
+
+PartitionLog::PartitionLog(std::filesystem::path dir, TopicPartition tp, LogConfig config, LoadOptions options)
+    : dir_(std::move(dir)), tp_(std::move(tp)), config_(config), clock_(std::move(options.clock)) {
+    if (!clock_) clock_ = system_clock_ms();
+    load(options);
+}
+
+PartitionLog::~PartitionLog() { release(); }
+
+SegmentOptions PartitionLog::segment_options() const {
+    return {static_cast<std::size_t>(std::max(config_.segment_index_bytes, 64)),
+            static_cast<std::uint32_t>(std::max(config_.index_interval_bytes, 0))};
+}
+
+void PartitionLog::set_config(LogConfig config) { config_ = config; }
+
+void PartitionLog::load(const LoadOptions& options) {
+    std::filesystem::create_directories(dir_);
+    auto now = clock_();
+    std::vector<std::int64_t> bases;
+    std::vector<std::filesystem::path> index_files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+        if (!entry.is_regular_file()) continue;
+        auto name = entry.path().filename().string();
+        if (auto base = parse_segment_file_name(name, kLogSuffix)) bases.push_back(*base);
+        else if (is_leftover_file(name)) std::filesystem::remove(entry.path());
+        else if (parse_segment_file_name(name, kIndexSuffix) || parse_segment_file_name(name, kTimeIndexSuffix))
+            index_files.push_back(entry.path());
+    }
+    for (const auto& path : index_files) {
+        auto log = path;
+        log.replace_extension(kLogSuffix);
+        if (!std::filesystem::exists(log)) std::filesystem::remove(path);
+    }
+    std::sort(bases.begin(), bases.end());
+
+    if (bases.empty()) {
+        auto start = std::max<std::int64_t>(options.log_start_offset, 0);
+        Segment segment(dir_, start, segment_options(), now);
+        segment.make_active();
+        segments_.emplace(start, std::move(segment));
+    } else {
+        for (auto base : bases) segments_.emplace(base, Segment(dir_, base, segment_options(), now));
+        for (auto it = segments_.begin(); it != segments_.end(); ++it) {
+            auto next = std::next(it);
+            bool last = next == segments_.end();
+            auto& segment = it->second;
+            bool unflushed = !options.clean_shutdown && (last || next->first > options.recovery_point);
+            if (unflushed) {
+                if (auto truncated = segment.recover(); truncated > 0) {
+                    logging::warn("{}: truncated {} invalid bytes at the end of {}", tp_.dir_name(), truncated,
+                                  segment.log_path().string());
+                    // Everything after a torn batch is unreachable.
+                    while (std::next(it) != segments_.end()) {
+                        auto victim = std::prev(segments_.end());
+                        logging::warn("{}: deleting segment {} after the truncation point", tp_.dir_name(),
+                                      victim->second.log_path().string());
+                        victim->second.remove();
+                        segments_.erase(victim);
+                    }
+                }
+            } else if (!segment.indexes_sane()) {
+                logging::warn("{}: rebuilding missing or corrupt index of {}", tp_.dir_name(),
+                              segment.log_path().string());
+                if (auto truncated = segment.recover(); truncated > 0)
+                    logging::warn("{}: truncated {} invalid bytes of {}", tp_.dir_name(), truncated,
+                                  segment.log_path().string());
+            } else if (last && !segment.load_tail()) {
+                logging::warn("{}: invalid tail in {}, recovering", tp_.dir_name(), segment.log_path().string());
+                segment.recover();
+            }
+        }
+        for (auto it = segments_.begin(); std::next(it) != segments_.end(); ++it) it->second.make_inactive();
+        active().make_active();
+    }
+
+    log_end_offset_ = active().next_offset();
+    log_start_offset_ = std::max(options.log_start_offset, segments_.begin()->first);
+    high_watermark_ = log_end_offset_;
+    recovery_point_ = options.clean_shutdown ? log_end_offset_ : std::min(options.recovery_point, log_end_offset_);
+    last_flush_ms_ = now;
+    if (log_start_offset_ > log_end_offset_) {
+        truncate_fully_and_start_at(log_start_offset_);
+    } else if (!options.clean_shutdown) {
+        flush_up_to(log_end_offset_);  // make recovery's truncations durable
+    }
+}
+
+AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
+    ensure_open();
+    auto now = clock_();
+    bool log_append_time = config_.message_timestamp_type == records::TimestampType::log_append_time;
+
+    // Check the framing before touching anything, so a bad buffer changes nothing.
+    std::vector<records::BatchHeader> headers;
+    for (std::size_t pos = 0; pos < batches.size();) {
+        auto h = records::parse_batch_header(batches.subspan(pos));
+        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+        if (h.last_offset_delta < 0) throw wire::DecodeError("negative lastOffsetDelta");
+        headers.push_back(h);
+        pos += h.total_size();
+    }
+    AppendResult result;
+    result.log_start_offset = log_start_offset_;
+    result.base_offset = log_end_offset_;
+    result.last_offset = log_end_offset_ - 1;
+    if (headers.empty()) return result;
+
+    std::int64_t next = log_end_offset_;
+    std::int64_t max_timestamp = -1;
+    std::size_t pos = 0;
+    for (const auto& h : headers) {
+        auto batch = batches.subspan(pos, h.total_size());
+        records::set_base_offset(batch, next);
+        if (log_append_time) records::set_log_append_time(batch, now);
+        max_timestamp = std::max(max_timestamp, log_append_time ? now : h.max_timestamp);
+        next += std::int64_t{h.last_offset_delta} + 1;
+        result.record_count += h.record_count;
+        pos += h.total_size();
+    }
+
+    RollParams roll_params{config_.segment_bytes, config_.segment_ms, batches.size(), max_timestamp, next - 1, now};
+    if (active().should_roll(roll_params)) roll(log_end_offset_);
+    active().append(batches);
+    log_end_offset_ = next;
+    result.last_offset = next - 1;
+    if (log_append_time) result.log_append_time = now;
+
+    unflushed_messages_ += result.record_count;
+    if (unflushed_messages_ >= config_.flush_interval_messages || now - last_flush_ms_ >= config_.flush_interval_ms)
+        flush();
+    if (hwm_follows_leo_) high_watermark_ = log_end_offset_;
+    notify_listeners();
+    return result;
+}
+
+void PartitionLog::roll(std::int64_t new_base) {
+    auto now = clock_();
+    active().make_inactive();
+    for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix})
+        std::filesystem::remove(dir_ / segment_file_name(new_base, suffix));  // stale leftovers
+    Segment segment(dir_, new_base, segment_options(), now);
+    segment.make_active();
+    segments_.emplace(new_base, std::move(segment));
+    if (config_.flush_on_roll) {
+        flush_up_to(new_base);
+        sync_dir(dir_);
+        notify_checkpoint();
+    }
+}
+
+void PartitionLog::flush_up_to(std::int64_t offset) {
+    if (offset > recovery_point_) {
+        for (auto it = segments_.begin(); it != segments_.end() && it->first < offset; ++it) {
+            auto next = std::next(it);
+            if (next != segments_.end() && next->first <= recovery_point_) continue;
+            it->second.flush();
+        }
+        recovery_point_ = offset;
+    }
+    last_flush_ms_ = clock_();
+    unflushed_messages_ = 0;
+}
+
+void PartitionLog::flush() {
+    ensure_open();
+    flush_up_to(log_end_offset_);
+}
+
+void PartitionLog::flush_if_due() {
+    if (state_ != State::open) return;
+    if (clock_() - last_flush_ms_ >= config_.flush_interval_ms) flush();
+}
+
+ReadResult PartitionLog::read(std::int64_t offset, const ReadOptions& options) const {
+    ReadResult r;
+    if (state_ == State::deleted) {
+        r.error = LogErrc::unknown_topic_or_partition;
+        return r;
+    }
+    if (state_ == State::closed) {
+        r.error = LogErrc::kafka_storage_error;
+        return r;
+    }
+    r.high_watermark = high_watermark_;
+    r.last_stable_offset = last_stable_offset();
+    r.log_start_offset = log_start_offset_;
+    r.log_end_offset = log_end_offset_;
+    if (offset < log_start_offset_ || offset > log_end_offset_) {
+        r.error = LogErrc::offset_out_of_range;
+        return r;
+    }
+    auto max_offset = std::min(options.max_offset.value_or(high_watermark_), log_end_offset_);
+    if (offset >= max_offset) return r;
+    auto it = segments_.upper_bound(offset);
+    if (it != segments_.begin()) --it;
+    for (; it != segments_.end(); ++it) {
+        auto next = std::next(it);
+        auto segment_end = next == segments_.end() ? log_end_offset_ : next->first;
+        std::optional<std::int64_t> bound;
+        if (max_offset < segment_end) bound = max_offset;
+        if (auto data = it->second.read(offset, options.max_bytes, bound, options.min_one_batch)) {
+            r.records = std::move(*data);
+            break;
+        }
+        if (bound) break;
+    }
+    return r;
+}
+
+void PartitionLog::set_high_watermark_follows_log_end(bool follows) {
+    hwm_follows_leo_ = follows;
+    if (follows) set_high_watermark(log_end_offset_);
+}
+
+void PartitionLog::set_high_watermark(std::int64_t offset) {
+    auto clamped = std::clamp(offset, log_start_offset_, log_end_offset_);
+    bool advanced = clamped > high_watermark_;
+    high_watermark_ = clamped;
+    if (advanced) notify_listeners();
+}
+
+std::optional<FoundRecord> PartitionLog::offset_for_timestamp(std::int64_t timestamp) const {
+    auto it = segments_.upper_bound(log_start_offset_);
+    if (it != segments_.begin()) --it;
+    for (; it != segments_.end(); ++it) {
+        if (it->second.max_timestamp() < timestamp) continue;
+        if (auto found = it->second.find_offset_by_timestamp(timestamp, log_start_offset_)) return found;
+    }
+    return std::nullopt;
+}
+
+std::optional<FoundRecord> PartitionLog::max_timestamp() const {
+    const Segment* best = nullptr;
+    for (const auto& [base, segment] : segments_)
+        if (segment.max_timestamp() >= 0 && (!best || segment.max_timestamp() > best->max_timestamp()))
+            best = &segment;
+    if (!best) return std::nullopt;
+    return best->find_max_timestamp();
+}
+
+template <typename Pred>
+std::size_t PartitionLog::delete_old_segments(Pred predicate) {
+    std::size_t deleted = 0;
+    while (segments_.size() > 1) {
+        auto it = segments_.begin();
+        if (!predicate(it->second, std::next(it)->first)) break;
+        it->second.remove();
+        segments_.erase(it);
+        ++deleted;
+    }
+    if (deleted > 0 && segments_.begin()->first > log_start_offset_) set_log_start_offset(segments_.begin()->first);
+    return deleted;
+}
+
+void PartitionLog::set_log_start_offset(std::int64_t offset) {
+    log_start_offset_ = offset;
+    high_watermark_ = std::max(high_watermark_, log_start_offset_);
+    notify_checkpoint();
+}
+
+LogErrc PartitionLog::delete_records_before(std::int64_t offset) {
+    ensure_open();
+    if (offset < 0 || offset > high_watermark_) return LogErrc::offset_out_of_range;
+    if (offset <= log_start_offset_) return LogErrc::none;
+    set_log_start_offset(offset);
+    delete_old_segments([&](const Segment&, std::int64_t next_base) { return next_base <= log_start_offset_; });
+    return LogErrc::none;
+}
+
+std::size_t PartitionLog::enforce_retention() {
+    if (state_ != State::open) return 0;
+    auto now = clock_();
+    std::size_t deleted =
+        delete_old_segments([&](const Segment&, std::int64_t next_base) { return next_base <= log_start_offset_; });
+    // Like Kafka, only data below the high watermark is eligible.
+    if (config_.retention_ms >= 0) {
+        deleted += delete_old_segments([&](const Segment& s, std::int64_t next_base) {
+            return next_base <= high_watermark_ && now - s.largest_timestamp() > config_.retention_ms;
+        });
+    }
+    if (config_.retention_bytes >= 0) {
+        auto excess = static_cast<std::int64_t>(size_bytes()) - config_.retention_bytes;
+        deleted += delete_old_segments([&](const Segment& s, std::int64_t next_base) {
+            auto size = static_cast<std::int64_t>(s.size());
+            if (next_base > high_watermark_ || excess - size < 0) return false;
+            excess -= size;
+            return true;
+        });
+    }
+    return deleted;
+}
+
+void PartitionLog::truncate_to(std::int64_t offset) {
+    ensure_open();
+    if (offset >= log_end_offset_) return;
+    if (offset < log_start_offset_ || offset <= segments_.begin()->first) {
+        truncate_fully_and_start_at(offset);
+        return;
+    }
+    while (segments_.size() > 1 && std::prev(segments_.end())->first >= offset) {
+        auto victim = std::prev(segments_.end());
+        victim->second.remove();
+        segments_.erase(victim);
+    }
+    auto& segment = active();
+    if (segment.translate_offset(offset)) segment.truncate_to(offset);
+    else segment.load_tail();  // nothing to cut; was a middle segment, learn its end
+    segment.make_active();
+    log_end_offset_ = segment.next_offset();
+    high_watermark_ = std::min(high_watermark_, log_end_offset_);
+    if (hwm_follows_leo_) high_watermark_ = log_end_offset_;
+    recovery_point_ = std::min(recovery_point_, log_end_offset_);
+}
+
+void PartitionLog::truncate_fully_and_start_at(std::int64_t offset) {
+    ensure_open();
+    for (auto& [base, segment] : segments_) segment.remove();
+    segments_.clear();
+    Segment segment(dir_, offset, segment_options(), clock_());
+    segment.make_active();
+    segments_.emplace(offset, std::move(segment));
+    log_end_offset_ = offset;
+    log_start_offset_ = offset;
+    high_watermark_ = offset;
+    recovery_point_ = offset;
+    notify_checkpoint();
+}
+
+void PartitionLog::close() {
+    if (state_ != State::open) return;
+    for (auto& [base, segment] : segments_) segment.close();
+    state_ = State::closed;
+}
+
+void PartitionLog::release() noexcept {
+    for (auto& [base, segment] : segments_) segment.release();
+    if (state_ == State::open) state_ = State::closed;
+}
+
+void PartitionLog::destroy() {
+    release();
+    segments_.clear();
+    std::filesystem::remove_all(dir_);
+    state_ = State::deleted;
+}
+
+std::uint64_t PartitionLog::size_bytes() const {
+    std::uint64_t total = 0;
+    for (const auto& [base, segment] : segments_) total += segment.size();
+    return total;
+}
+
+std::vector<std::int64_t> PartitionLog::segment_base_offsets() const {
+    std::vector<std::int64_t> out;
+    for (const auto& [base, segment] : segments_) out.push_back(base);
+    return out;
+}
+
+std::uint64_t PartitionLog::add_append_listener(Listener listener) {
+    auto id = next_listener_id_++;
+    listeners_.emplace(id, std::move(listener));
+    return id;
+}
+
+void PartitionLog::remove_append_listener(std::uint64_t id) { listeners_.erase(id); }
+
+void PartitionLog::notify_listeners() {
+    std::vector<std::uint64_t> ids;
+    ids.reserve(listeners_.size());
+    for (const auto& [id, listener] : listeners_) ids.push_back(id);
+    for (auto id : ids) {
+        auto it = listeners_.find(id);
+        if (it == listeners_.end()) continue;
+        auto listener = it->second;  // a copy: the listener may remove itself
+        listener();
+    }
+}
+
+void PartitionLog::notify_checkpoint() const {
+    if (checkpoint_hook_) checkpoint_hook_();
+}
+
+void PartitionLog::ensure_open() const {
+    if (state_ != State::open) throw StorageError("partition log " + tp_.dir_name() + " is not open");
+}
+
+}  // namespace weir::storage

@@ -1,0 +1,174 @@
+#pragma once
+// The log of one partition: a directory of segments. Owns offset assignment,
+// segment rolls, reads, offset/timestamp lookups, retention, truncation and
+// crash recovery at open. Single-threaded, like the broker's handlers.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "broker/storage/log_config.h"
+#include "broker/storage/log_error.h"
+#include "broker/storage/log_names.h"
+#include "broker/storage/segment.h"
+
+namespace weir::storage {
+
+struct LoadOptions {
+    // The log dir had the clean-shutdown marker: trust the files, scan nothing.
+    bool clean_shutdown = false;
+    // From recovery-point-offset-checkpoint: data below it was fsynced, so
+    // only segments holding offsets >= it are scanned after a crash.
+    std::int64_t recovery_point = 0;
+    // From log-start-offset-checkpoint (DeleteRecords may put it mid-segment).
+    std::int64_t log_start_offset = 0;
+    Clock clock = system_clock_ms();
+};
+
+struct AppendResult {
+    std::int64_t base_offset = -1;      // first offset assigned
+    std::int64_t last_offset = -1;
+    std::int64_t log_append_time = -1;  // set for LogAppendTime topics
+    std::int64_t log_start_offset = 0;
+    std::int64_t record_count = 0;
+};
+
+struct ReadOptions {
+    std::size_t max_bytes = 1024 * 1024;
+    // Exclusive upper bound; default the high watermark (a consumer's view).
+    // Replica fetches pass log_end_offset(), read_committed last_stable_offset().
+    std::optional<std::int64_t> max_offset;
+    // KIP-74: return the first batch even if it is larger than max_bytes.
+    bool min_one_batch = true;
+};
+
+struct ReadResult {
+    LogErrc error = LogErrc::none;
+    wire::Bytes records;  // whole batches, possibly none
+    std::int64_t high_watermark = -1;
+    std::int64_t last_stable_offset = -1;
+    std::int64_t log_start_offset = -1;
+    std::int64_t log_end_offset = -1;
+};
+
+class PartitionLog {
+public:
+    using Listener = std::function<void()>;
+
+    // Opens (creating if needed) `dir` and recovers it as `options` says.
+    // Throws StorageError on I/O failure.
+    PartitionLog(std::filesystem::path dir, TopicPartition tp, LogConfig config, LoadOptions options = {});
+    PartitionLog(const PartitionLog&) = delete;
+    PartitionLog& operator=(const PartitionLog&) = delete;
+    ~PartitionLog();
+
+    [[nodiscard]] const TopicPartition& topic_partition() const { return tp_; }
+    [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
+    [[nodiscard]] const LogConfig& config() const { return config_; }
+    void set_config(LogConfig config);
+
+    // Appends already-validated v2 batches (one buffer, back to back):
+    // rewrites each base offset in place, stamps LogAppendTime if the topic
+    // uses it, writes to the page cache and returns. Throws
+    // wire::DecodeError if the buffer is not whole batches, StorageError on I/O.
+    AppendResult append(std::span<std::uint8_t> batches);
+
+    // OFFSET_OUT_OF_RANGE if offset < log start or > log end.
+    [[nodiscard]] ReadResult read(std::int64_t offset, const ReadOptions& options = {}) const;
+
+    [[nodiscard]] std::int64_t log_start_offset() const { return log_start_offset_; }
+    [[nodiscard]] std::int64_t log_end_offset() const { return log_end_offset_; }
+    [[nodiscard]] std::int64_t high_watermark() const { return high_watermark_; }
+    // No transactions yet: equal to the high watermark.
+    [[nodiscard]] std::int64_t last_stable_offset() const { return high_watermark_; }
+    [[nodiscard]] std::int64_t recovery_point() const { return recovery_point_; }
+
+    // Single node: the high watermark follows the log end. Replication turns
+    // that off and sets it explicitly (clamped to [log start, log end]).
+    void set_high_watermark_follows_log_end(bool follows);
+    void set_high_watermark(std::int64_t offset);
+
+    // ListOffsets. By timestamp: first record with timestamp >= ts (nullopt if none).
+    [[nodiscard]] std::optional<FoundRecord> offset_for_timestamp(std::int64_t timestamp) const;
+    [[nodiscard]] FoundRecord earliest() const { return {log_start_offset_, -1, -1}; }
+    [[nodiscard]] FoundRecord latest() const { return {high_watermark_, -1, -1}; }
+    // -3 (KIP-734): the record with the largest timestamp (first of equals).
+    [[nodiscard]] std::optional<FoundRecord> max_timestamp() const;
+
+    // DeleteRecords: moves the log start offset up to `offset` (<= high
+    // watermark, else OFFSET_OUT_OF_RANGE) and deletes whole segments below it.
+    LogErrc delete_records_before(std::int64_t offset);
+    // retention.ms / retention.bytes and segments below the log start offset;
+    // never deletes the active segment. Returns the number of segments deleted.
+    std::size_t enforce_retention();
+    // Removes everything from `offset` on (replication divergence).
+    void truncate_to(std::int64_t offset);
+    // Deletes all segments; the log restarts empty at `offset`.
+    void truncate_fully_and_start_at(std::int64_t offset);
+
+    // fsync everything up to the log end; advances the recovery point.
+    void flush();
+    // flush.ms: flush if the interval has passed (called periodically).
+    void flush_if_due();
+
+    // Clean close: indexes trimmed, time index completed. Does not fsync;
+    // call flush() first for a clean shutdown.
+    void close();
+    // Drops file handles without touching files (what a kill leaves).
+    void release() noexcept;
+    // Kafka's Log.delete(): release and remove the directory.
+    void destroy();
+    [[nodiscard]] bool is_open() const { return state_ == State::open; }
+
+    [[nodiscard]] std::uint64_t size_bytes() const;
+    [[nodiscard]] std::size_t segment_count() const { return segments_.size(); }
+    [[nodiscard]] std::vector<std::int64_t> segment_base_offsets() const;
+
+    // Called after every append and high watermark advance (the fetch layer
+    // wakes parked fetches). A listener may remove itself or others.
+    std::uint64_t add_append_listener(Listener listener);
+    void remove_append_listener(std::uint64_t id);
+    // Called when the log start offset or recovery point moves (the owner
+    // rewrites its checkpoint files).
+    void set_checkpoint_hook(std::function<void()> hook) { checkpoint_hook_ = std::move(hook); }
+
+private:
+    enum class State { open, closed, deleted };
+
+    void load(const LoadOptions& options);
+    Segment& active() { return segments_.rbegin()->second; }
+    [[nodiscard]] const Segment& active() const { return segments_.rbegin()->second; }
+    [[nodiscard]] SegmentOptions segment_options() const;
+    void roll(std::int64_t new_base);
+    void flush_up_to(std::int64_t offset);
+    // Deletes segments from the front while `predicate(segment, next)` holds, never the active one.
+    template <typename Pred>
+    std::size_t delete_old_segments(Pred predicate);
+    void set_log_start_offset(std::int64_t offset);
+    void update_high_watermark_after_append();
+    void notify_listeners();
+    void notify_checkpoint() const;
+    void ensure_open() const;
+
+    std::filesystem::path dir_;
+    TopicPartition tp_;
+    LogConfig config_;
+    Clock clock_;
+    std::map<std::int64_t, Segment> segments_;
+    std::int64_t log_start_offset_ = 0;
+    std::int64_t log_end_offset_ = 0;
+    std::int64_t high_watermark_ = 0;
+    std::int64_t recovery_point_ = 0;
+    bool hwm_follows_leo_ = true;
+    std::int64_t unflushed_messages_ = 0;
+    std::int64_t last_flush_ms_ = 0;
+    State state_ = State::open;
+    std::map<std::uint64_t, Listener> listeners_;
+    std::uint64_t next_listener_id_ = 1;
+    std::function<void()> checkpoint_hook_;
+};
+
+}  // namespace weir::storage

@@ -1,0 +1,132 @@
+#pragma once
+// One log segment: `<base>.log` (record batches back to back, exactly as
+// stored), its sparse `.index` and `.timeindex`. Kafka's LogSegment.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include "broker/storage/file.h"
+#include "broker/storage/offset_index.h"
+#include "broker/storage/time_index.h"
+#include "protocol/records/record_batch.h"
+
+namespace weir::storage {
+
+struct SegmentOptions {
+    std::size_t index_max_bytes = 10 * 1024 * 1024;
+    std::uint32_t index_interval_bytes = 4096;
+};
+
+// Where one batch sits in the .log.
+struct BatchLocation {
+    std::int64_t base_offset = 0;
+    std::int64_t last_offset = 0;
+    std::uint32_t position = 0;
+    std::uint32_t size = 0;
+    std::int64_t max_timestamp = -1;
+};
+
+// A record found by timestamp: its offset, timestamp and the batch's leader epoch.
+struct FoundRecord {
+    std::int64_t offset = -1;
+    std::int64_t timestamp = -1;
+    std::int32_t leader_epoch = -1;
+    bool operator==(const FoundRecord&) const = default;
+};
+
+struct RollParams {
+    std::int64_t segment_bytes = 0;
+    std::int64_t segment_ms = 0;
+    std::uint64_t messages_size = 0;
+    std::int64_t max_timestamp_in_messages = -1;
+    std::int64_t max_offset_in_messages = 0;
+    std::int64_t now_ms = 0;
+};
+
+class Segment {
+public:
+    // Opens the segment's files, creating any that are missing. Nothing is
+    // scanned: call recover() or load_tail() as the log's state requires.
+    Segment(const std::filesystem::path& dir, std::int64_t base_offset, SegmentOptions options, std::int64_t now_ms);
+    Segment(Segment&&) noexcept = default;
+    Segment& operator=(Segment&&) noexcept = default;
+
+    [[nodiscard]] std::int64_t base_offset() const { return base_offset_; }
+    [[nodiscard]] std::uint64_t size() const { return size_; }
+    // One past the last offset; known after create, recover() or load_tail().
+    [[nodiscard]] std::int64_t next_offset() const { return next_offset_; }
+    [[nodiscard]] std::int64_t max_timestamp() const { return max_timestamp_; }
+    // Max timestamp, or the .log's mtime if no batch has one (retention.ms).
+    [[nodiscard]] std::int64_t largest_timestamp() const;
+    [[nodiscard]] const OffsetIndex& offset_index() const { return offset_index_; }
+    [[nodiscard]] const TimeIndex& time_index() const { return time_index_; }
+    [[nodiscard]] const std::filesystem::path& log_path() const { return log_.path(); }
+
+    // Appends whole batches whose offsets are already assigned and follow
+    // next_offset(); writes to the page cache (no fsync).
+    void append(std::span<const std::uint8_t> batches);
+
+    // First batch with last offset >= `offset`, scanning from the index's
+    // lower bound (and no earlier than `starting_position`).
+    [[nodiscard]] std::optional<BatchLocation> translate_offset(std::int64_t offset,
+                                                                std::uint32_t starting_position = 0) const;
+    // Bytes from the batch containing `offset`: whole batches, at most
+    // `max_bytes` unless the first batch alone is larger and `min_one_batch`
+    // (KIP-74), stopping before the batch containing `max_offset` if given.
+    // nullopt if no batch here has last offset >= `offset`.
+    [[nodiscard]] std::optional<wire::Bytes> read(std::int64_t offset, std::size_t max_bytes,
+                                                  std::optional<std::int64_t> max_offset, bool min_one_batch) const;
+    [[nodiscard]] wire::Bytes read_batch(const BatchLocation& location) const;
+
+    // First record with timestamp >= `timestamp` and offset >= `starting_offset`.
+    [[nodiscard]] std::optional<FoundRecord> find_offset_by_timestamp(std::int64_t timestamp,
+                                                                      std::int64_t starting_offset) const;
+    // The first record carrying this segment's max timestamp.
+    [[nodiscard]] std::optional<FoundRecord> find_max_timestamp() const;
+
+    [[nodiscard]] bool should_roll(const RollParams& params) const;
+
+    // False if an index file was missing or fails its sanity check.
+    [[nodiscard]] bool indexes_sane() const;
+    // Full scan validating length, offsets and CRC of every batch; rebuilds
+    // both indexes; truncates the .log at the first invalid batch. Returns the
+    // number of bytes truncated.
+    std::uint64_t recover();
+    // For a cleanly closed segment: finds next_offset and the max timestamp by
+    // scanning headers after the last index entry. False if the tail is
+    // invalid (the caller should recover()).
+    bool load_tail();
+    // Removes batches from the one containing `offset` onwards; returns bytes removed.
+    std::uint64_t truncate_to(std::int64_t offset);
+
+    // Active: indexes preallocated. Inactive: final time index entry, trimmed.
+    void make_active();
+    void make_inactive();
+    void flush() const;
+    // Clean close (trims indexes). release() only drops handles and mappings,
+    // leaving files as a killed process would.
+    void close();
+    void release() noexcept;
+    void remove();
+
+private:
+    void index_batch(const records::BatchHeader& header, std::uint64_t position);
+    void load_rolling_timestamp();
+
+    std::int64_t base_offset_;
+    SegmentOptions options_;
+    bool index_files_existed_;  // before the indexes, which create missing files
+    File log_;
+    OffsetIndex offset_index_;
+    TimeIndex time_index_;
+    std::uint64_t size_ = 0;
+    std::int64_t next_offset_;
+    std::int64_t max_timestamp_ = -1;
+    std::int64_t offset_of_max_timestamp_ = -1;
+    std::uint64_t bytes_since_last_index_entry_ = 0;
+    std::int64_t created_ms_ = 0;
+    // Max timestamp of the first batch; time-based rolls measure from it.
+    std::optional<std::int64_t> rolling_timestamp_;
+};
+
+}  // namespace weir::storage

@@ -1,0 +1,195 @@
+#include <gtest/gtest.h>
+
+#include "broker/storage/checkpoint_file.h"
+#include "broker/storage/log_manager.h"
+#include "broker/storage/test/storage_test_util.h"
+
+namespace weir::storage {
+namespace {
+
+using test::TempDir;
+
+struct Manager : ::testing::Test {
+    TempDir tmp;
+    std::vector<std::filesystem::path> dirs{tmp.path() / "d1", tmp.path() / "d2", tmp.path() / "d3"};
+
+    static LogConfig small() {
+        LogConfig c;
+        c.segment_bytes = 1500;
+        c.index_interval_bytes = 300;
+        return c;
+    }
+    std::unique_ptr<LogManager> open(std::vector<std::filesystem::path> log_dirs = {}) {
+        LogManagerOptions o;
+        o.log_dirs = log_dirs.empty() ? dirs : log_dirs;
+        o.config_for_topic = [](const std::string&) { return small(); };
+        return std::make_unique<LogManager>(o);
+    }
+    static void fill(PartitionLog& log, int n) {
+        for (int i = 0; i < n; ++i) {
+            auto b = test::make_batch(4, 100);
+            log.append(b);
+        }
+    }
+};
+
+TEST_F(Manager, SpreadsPartitionsOverDirsAndFindsThemAgain) {
+    std::vector<TopicPartition> tps;
+    for (int p = 0; p < 6; ++p) tps.push_back({"my-topic.v2", p});
+    tps.push_back({"a-b-c", 12});
+    {
+        auto manager = open();
+        for (const auto& tp : tps) fill(*manager->get_or_create(tp, small()), 3);
+        std::map<std::filesystem::path, int> per_dir;
+        for (const auto& tp : tps) ++per_dir[manager->dir_of(tp)];
+        EXPECT_EQ(per_dir.size(), 3u);
+        for (const auto& [d, n] : per_dir) EXPECT_GE(n, 2);
+        EXPECT_TRUE(std::filesystem::exists(manager->dir_of(tps[0]) / "my-topic.v2-0" / "00000000000000000000.log"));
+        EXPECT_EQ(manager->get_or_create(tps[0], small()), manager->get(tps[0]));
+        manager->shutdown();
+    }
+    auto manager = open();
+    auto found = manager->partitions();
+    std::sort(tps.begin(), tps.end());
+    EXPECT_EQ(found, tps);
+    for (const auto& tp : tps) EXPECT_EQ(manager->get(tp)->log_end_offset(), 12);
+    EXPECT_FALSE(manager->get({"nope", 0}));
+}
+
+TEST_F(Manager, CleanShutdownMarkerLifecycle) {
+    {
+        auto manager = open();
+        fill(*manager->get_or_create({"t", 0}, small()), 2);
+        manager->shutdown();
+    }
+    for (const auto& d : dirs) EXPECT_TRUE(std::filesystem::exists(d / ".kafka_cleanshutdown"));
+    {
+        auto manager = open();
+        for (std::size_t i = 0; i < dirs.size(); ++i) EXPECT_TRUE(manager->dir_was_clean(i));
+        for (const auto& d : dirs) EXPECT_FALSE(std::filesystem::exists(d / ".kafka_cleanshutdown"));
+        fill(*manager->get({"t", 0}), 1);
+        // No shutdown(): a crash.
+    }
+    auto manager = open();
+    EXPECT_FALSE(manager->dir_was_clean(0));
+    EXPECT_EQ(manager->get({"t", 0})->log_end_offset(), 12);
+}
+
+TEST_F(Manager, DeleteRecordsSurvivesUncleanRestart) {
+    {
+        auto manager = open();
+        auto log = manager->get_or_create({"dr", 0}, small());
+        fill(*log, 10);
+        ASSERT_EQ(log->delete_records_before(17), LogErrc::none);
+        // Crash right after: the checkpoint hook already wrote the new start.
+    }
+    auto manager = open();
+    auto log = manager->get({"dr", 0});
+    EXPECT_EQ(log->log_start_offset(), 17);
+    EXPECT_EQ(log->read(16).error, LogErrc::offset_out_of_range);
+    EXPECT_EQ(log->read(17).error, LogErrc::none);
+    EXPECT_GT(log->segment_base_offsets().front(), 0);
+}
+
+TEST_F(Manager, CheckpointFilesUseKafkaFormat) {
+    auto manager = open({dirs[0]});
+    fill(*manager->get_or_create({"cp", 1}, small()), 10);
+    manager->checkpoint();
+    std::ifstream in(dirs[0] / "recovery-point-offset-checkpoint");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto rp = manager->get({"cp", 1})->recovery_point();
+    EXPECT_GT(rp, 0);
+    EXPECT_EQ(text, "0\n1\ncp 1 " + std::to_string(rp) + "\n");
+    auto starts = read_checkpoint_file(dirs[0] / "log-start-offset-checkpoint");
+    EXPECT_EQ(starts.at(TopicPartition{"cp", 1}), 0);
+}
+
+TEST_F(Manager, RemoveDeletesDataAndLeftoverDeleteDirsGoAtStartup) {
+    {
+        auto manager = open();
+        auto log = manager->get_or_create({"gone", 0}, small());
+        fill(*log, 3);
+        auto parent = manager->dir_of({"gone", 0});
+        EXPECT_TRUE(manager->remove({"gone", 0}));
+        EXPECT_FALSE(manager->remove({"gone", 0}));
+        EXPECT_FALSE(manager->get({"gone", 0}));
+        EXPECT_EQ(log->read(0).error, LogErrc::unknown_topic_or_partition);
+        for (const auto& e : std::filesystem::directory_iterator(parent)) EXPECT_FALSE(e.is_directory()) << e.path();
+        manager->shutdown();
+    }
+    auto stale = dirs[1] / "x-0.0123456789abcdef0123456789abcdef-delete";
+    std::filesystem::create_directories(stale);
+    std::ofstream(stale / "00000000000000000000.log") << "junk";
+    auto manager = open();
+    EXPECT_FALSE(std::filesystem::exists(stale));
+    EXPECT_TRUE(manager->partitions().empty());
+}
+
+TEST_F(Manager, NonPartitionDirsAreIgnored) {
+    std::filesystem::create_directories(dirs[0] / "lost+found");
+    std::filesystem::create_directories(dirs[0] / "foo-bar");
+    auto manager = open();
+    EXPECT_TRUE(manager->partitions().empty());
+}
+
+TEST_F(Manager, LogDirIsLockedAgainstASecondManager) {
+    auto manager = open();
+    EXPECT_THROW(open(), StorageError);
+}
+
+TEST_F(Manager, PartitionInTwoDirsIsAnError) {
+    std::filesystem::create_directories(dirs[0] / "dup-0");
+    std::filesystem::create_directories(dirs[1] / "dup-0");
+    EXPECT_THROW(open(), StorageError);
+}
+
+TEST_F(Manager, RetentionAndTopicConfig) {
+    auto manager = open();
+    auto log = manager->get_or_create({"r", 0}, small());
+    fill(*log, 12);
+    auto config = small();
+    config.retention_bytes = 0;
+    manager->set_topic_config("r", config);
+    EXPECT_GT(manager->enforce_retention(), 0u);
+    EXPECT_EQ(log->segment_count(), 1u);
+    auto starts = read_checkpoint_file(manager->dir_of({"r", 0}) / "log-start-offset-checkpoint");
+    EXPECT_EQ(starts.at(TopicPartition{"r", 0}), log->log_start_offset());
+}
+
+TEST(TopicPartitionNames, ParseAndFormat) {
+    EXPECT_EQ(TopicPartition::parse_dir_name("a-b-c-12"), (TopicPartition{"a-b-c", 12}));
+    EXPECT_EQ(TopicPartition::parse_dir_name("my.topic-0"), (TopicPartition{"my.topic", 0}));
+    EXPECT_EQ(TopicPartition::parse_dir_name("__consumer_offsets-49"), (TopicPartition{"__consumer_offsets", 49}));
+    EXPECT_FALSE(TopicPartition::parse_dir_name("t-0.0123456789abcdef0123456789abcdef-delete"));
+    EXPECT_FALSE(TopicPartition::parse_dir_name("nodash"));
+    EXPECT_FALSE(TopicPartition::parse_dir_name("-5"));
+    EXPECT_FALSE(TopicPartition::parse_dir_name("t-"));
+    EXPECT_FALSE(TopicPartition::parse_dir_name("t-99999999999"));
+    EXPECT_EQ((TopicPartition{"x.y-z", 7}).dir_name(), "x.y-z-7");
+    EXPECT_EQ(segment_file_name(42, kLogSuffix), "00000000000000000042.log");
+    EXPECT_EQ(parse_segment_file_name("00000000000000000042.timeindex", kTimeIndexSuffix), 42);
+    EXPECT_FALSE(parse_segment_file_name("0000000000000000042.log", kLogSuffix));
+    EXPECT_FALSE(parse_segment_file_name("00000000000000000042.log.tmp", kLogSuffix));
+}
+
+TEST(CheckpointFile, RoundTripMissingAndMalformed) {
+    TempDir tmp;
+    auto path = tmp.path() / "cp";
+    bool ok = false;
+    EXPECT_TRUE(read_checkpoint_file(path, &ok).empty());
+    EXPECT_TRUE(ok);
+    OffsetCheckpoint cp{{{"a-b", 0}, 5}, {{"c.d", 3}, 1234567890123}};
+    write_checkpoint_file(path, cp);
+    EXPECT_EQ(read_checkpoint_file(path, &ok), cp);
+    EXPECT_TRUE(ok);
+    EXPECT_FALSE(std::filesystem::exists(tmp.path() / "cp.tmp"));
+    std::ofstream(path) << "0\n2\na 0 1\n";
+    EXPECT_TRUE(read_checkpoint_file(path, &ok).empty());
+    EXPECT_FALSE(ok);
+    std::ofstream(path) << "1\n0\n";
+    EXPECT_TRUE(read_checkpoint_file(path, &ok).empty());
+    EXPECT_FALSE(ok);
+}
+
+}  // namespace
+}  // namespace weir::storage
