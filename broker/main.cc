@@ -6,6 +6,7 @@
 #include "broker/config/command_line.h"
 #include "broker/config/config_error.h"
 #include "broker/server/broker.h"
+#include "coordinator/group_coordinator.h"
 
 int main(int argc, char** argv) {
     using namespace weir;
@@ -40,7 +41,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        server::Broker broker(std::move(cfg));
+        server::Broker broker(std::move(cfg), [](handlers::BrokerContext& context) {
+            return coordinator::make_group_coordinator(context);
+        });
         return broker.run();
     } catch (const std::exception& e) {
         logging::error("fatal: {}", e.what());

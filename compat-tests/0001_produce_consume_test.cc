@@ -71,7 +71,9 @@ TEST_P(ProduceConsume, RoundTripByteExact) {
         ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << "message " << i << ": " << err_name(d.err);
         ASSERT_GE(d.partition, 0);
         ASSERT_LT(d.partition, kPartitions);
-        if (acks != "0") ASSERT_GE(d.offset, 0) << "message " << i;
+        if (acks != "0") {
+            ASSERT_GE(d.offset, 0) << "message " << i;
+        }
         ++per_partition_produced[d.partition];
     }
     EXPECT_EQ(per_partition_produced.size(), static_cast<std::size_t>(kPartitions)) << "keys should spread";
@@ -134,8 +136,8 @@ TEST_P(ProduceConsume, RoundTripByteExact) {
 INSTANTIATE_TEST_SUITE_P(Codecs, ProduceConsume,
                          ::testing::Combine(::testing::Values("none", "gzip", "snappy", "lz4", "zstd"),
                                             ::testing::Values("0", "1", "all")),
-                         [](const ::testing::TestParamInfo<Param>& info) {
-                             return std::get<0>(info.param) + "_acks_" + std::get<1>(info.param);
+                         [](const ::testing::TestParamInfo<Param>& p) {
+                             return std::get<0>(p.param) + "_acks_" + std::get<1>(p.param);
                          });
 
 }  // namespace

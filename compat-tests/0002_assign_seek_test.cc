@@ -31,7 +31,9 @@ protected:
         for (int i = first; i < first + count; ++i) {
             OutMessage m{topic_, 0, "k" + std::to_string(i), "v" + std::to_string(i), {}, kBase + i * 1000LL};
             p.send(m);
-            if (!one_batch) ASSERT_TRUE(p.flush(10s));
+            if (!one_batch) {
+                ASSERT_TRUE(p.flush(10s));
+            }
         }
         ASSERT_TRUE(p.flush(10s));
         for (const auto& d : p.deliveries()) ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
@@ -52,7 +54,7 @@ protected:
 };
 
 TEST_F(AssignSeek, AssignAtOffsetThenSeek) {
-    produce(0, 100);
+    ASSERT_NO_FATAL_FAILURE(produce(0, 100));
     Consumer c(broker_.bootstrap());
     c.assign({{topic_, 0, 40}});
     expect_offsets(c.consume(10, 10s), 40, 10);
@@ -70,8 +72,8 @@ TEST_F(AssignSeek, AssignAtOffsetThenSeek) {
 }
 
 TEST_F(AssignSeek, OffsetsForTimes) {
-    produce(0, 50, /*one_batch=*/true);    // timestamps inside one batch
-    produce(50, 50, /*one_batch=*/false);  // one batch per message
+    ASSERT_NO_FATAL_FAILURE(produce(0, 50, /*one_batch=*/true));    // timestamps inside one batch
+    ASSERT_NO_FATAL_FAILURE(produce(50, 50, /*one_batch=*/false));  // one batch per message
     Consumer c(broker_.bootstrap());
     struct Case {
         std::int64_t timestamp;
@@ -106,7 +108,7 @@ TEST_F(AssignSeek, OffsetsForTimes) {
 }
 
 TEST_F(AssignSeek, ReplayFromEarliest) {
-    produce(0, 20);
+    ASSERT_NO_FATAL_FAILURE(produce(0, 20));
     {
         Consumer c(broker_.bootstrap());
         c.assign({{topic_, 0, RdKafka::Topic::OFFSET_BEGINNING}});
@@ -123,13 +125,13 @@ TEST_F(AssignSeek, ReplayFromEarliest) {
 }
 
 TEST_F(AssignSeek, StartAtLatest) {
-    produce(0, 20);
+    ASSERT_NO_FATAL_FAILURE(produce(0, 20));
     {
         Consumer c(broker_.bootstrap());
         c.assign({{topic_, 0, RdKafka::Topic::OFFSET_END}});
         // Let the client resolve "latest" (ListOffsets) before producing more.
         EXPECT_FALSE(c.consume_one(1500ms).has_value()) << "old messages delivered at OFFSET_END";
-        produce(20, 5);
+        ASSERT_NO_FATAL_FAILURE(produce(20, 5));
         expect_offsets(c.consume(5, 10s), 20, 5);
         EXPECT_FALSE(c.consume_one(300ms).has_value());
     }
@@ -137,7 +139,7 @@ TEST_F(AssignSeek, StartAtLatest) {
         Consumer c(broker_.bootstrap(), {{"auto.offset.reset", "latest"}});
         c.assign({{topic_, 0, 1000}});  // out of range -> reset to latest (25)
         EXPECT_FALSE(c.consume_one(1500ms).has_value()) << "old messages delivered after reset to latest";
-        produce(25, 3);
+        ASSERT_NO_FATAL_FAILURE(produce(25, 3));
         expect_offsets(c.consume(3, 10s), 25, 3);
     }
 }

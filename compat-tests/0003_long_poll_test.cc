@@ -97,8 +97,8 @@ TEST_P(LongPoll, FetchAnsweredOnAppend) {
 }
 
 INSTANTIATE_TEST_SUITE_P(MaxWait, LongPoll, ::testing::Values(500, 5000),
-                         [](const ::testing::TestParamInfo<int>& info) {
-                             return "max_wait_" + std::to_string(info.param) + "ms";
+                         [](const ::testing::TestParamInfo<int>& p) {
+                             return "max_wait_" + std::to_string(p.param) + "ms";
                          });
 
 }  // namespace

@@ -66,7 +66,9 @@ TEST_P(KafkaPython, ProduceAndConsume) {
     }
     RecordProperty("kafka_python_api_version", resolved);
     std::cout << "[compat] kafka-python api_version=" << api << " resolved to " << resolved << "\n";
-    if (api != "auto") EXPECT_EQ(resolved.rfind(api.substr(0, 3), 0), 0u) << resolved;
+    if (api != "auto") {
+        EXPECT_EQ(resolved.rfind(api.substr(0, 3), 0), 0u) << resolved;
+    }
     ASSERT_FALSE(resolved.empty()) << r.out;
     const bool v2 = version_parts(resolved) >= std::vector<int>{0, 11};
     const bool has_ts = version_parts(resolved) >= std::vector<int>{0, 10};
@@ -82,7 +84,9 @@ TEST_P(KafkaPython, ProduceAndConsume) {
         EXPECT_EQ(c.at("offset").to_number<std::int64_t>(), static_cast<std::int64_t>(i));
         EXPECT_EQ(c.at("key").as_string(), "key-" + std::to_string(i));
         EXPECT_EQ(c.at("value").as_string(), "py-value-" + std::to_string(i));
-        if (has_ts) EXPECT_EQ(c.at("timestamp").to_number<std::int64_t>(), kBaseTs + static_cast<std::int64_t>(i));
+        if (has_ts) {
+            EXPECT_EQ(c.at("timestamp").to_number<std::int64_t>(), kBaseTs + static_cast<std::int64_t>(i));
+        }
         if (v2) {
             const auto& h = c.at("headers").as_array();
             ASSERT_EQ(h.size(), 2u);
@@ -90,7 +94,9 @@ TEST_P(KafkaPython, ProduceAndConsume) {
             EXPECT_TRUE(h[1].as_array()[1].is_null());
         }
     }
-    if (end_offset) EXPECT_EQ(*end_offset, kCount);
+    if (end_offset) {
+        EXPECT_EQ(*end_offset, kCount);
+    }
 
     // librdkafka (magic 2) reads what kafka-python wrote in whatever format it chose.
     const auto got = consume_all(broker.bootstrap(), {{topic, 0, RdKafka::Topic::OFFSET_BEGINNING}}, kCount, 15s);
@@ -100,13 +106,15 @@ TEST_P(KafkaPython, ProduceAndConsume) {
         EXPECT_EQ(got[i].key, "key-" + std::to_string(i));
         EXPECT_EQ(got[i].value, "py-value-" + std::to_string(i));
         EXPECT_EQ(got[i].timestamp, has_ts ? kBaseTs + static_cast<std::int64_t>(i) : -1);
-        if (v2) EXPECT_EQ(got[i].headers.size(), 2u);
+        if (v2) {
+            EXPECT_EQ(got[i].headers.size(), 2u);
+        }
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(ApiVersions, KafkaPython, ::testing::Values("auto", "0.10.0", "0.9"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string n = info.param;
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                             std::string n = p.param;
                              for (auto& ch : n) if (ch == '.') ch = '_';
                              return n;
                          });

@@ -15,12 +15,18 @@ namespace weir::partitions { class PartitionManager; }
 
 namespace weir::handlers {
 
+class GroupService;
+
 struct BrokerContext {
     const config::BrokerConfig& config;
     metadata::MetadataStore& metadata;
     partitions::PartitionManager& partitions;
     boost::asio::any_io_executor executor;
     bool stopping_flag = false;
+    // Set once at start-up, before any request is served.
+    GroupService* group_service = nullptr;
+
+    [[nodiscard]] GroupService& groups() const { return *group_service; }
 
     [[nodiscard]] bool stopping() const { return stopping_flag; }
     // Broker defaults overlaid with the topic's overrides (defaults if unknown).

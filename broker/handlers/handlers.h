@@ -7,6 +7,7 @@
 
 #include "broker/dispatch/request_context.h"
 #include "broker/handlers/broker_context.h"
+#include "broker/handlers/group_service.h"
 #include "messages/api_table.h"
 #include "messages/alter_configs.h"
 #include "messages/api_versions.h"
@@ -42,6 +43,18 @@ Task<msg::DescribeConfigsResponse> handle(BrokerContext&, const RequestContext&,
 Task<msg::AlterConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::AlterConfigsRequest);
 Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::IncrementalAlterConfigsRequest);
 Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);
+// The consumer-group family (groups.cc forwards to the GroupService).
+Task<msg::FindCoordinatorResponse> handle(BrokerContext&, const RequestContext&, msg::FindCoordinatorRequest);
+Task<msg::JoinGroupResponse> handle(BrokerContext&, const RequestContext&, msg::JoinGroupRequest);
+Task<msg::SyncGroupResponse> handle(BrokerContext&, const RequestContext&, msg::SyncGroupRequest);
+Task<msg::HeartbeatResponse> handle(BrokerContext&, const RequestContext&, msg::HeartbeatRequest);
+Task<msg::LeaveGroupResponse> handle(BrokerContext&, const RequestContext&, msg::LeaveGroupRequest);
+Task<msg::OffsetCommitResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetCommitRequest);
+Task<msg::OffsetFetchResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetFetchRequest);
+Task<msg::DescribeGroupsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeGroupsRequest);
+Task<msg::ListGroupsResponse> handle(BrokerContext&, const RequestContext&, msg::ListGroupsRequest);
+Task<msg::DeleteGroupsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteGroupsRequest);
+Task<msg::OffsetDeleteResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetDeleteRequest);
 
 template <typename Request>
 concept Handles = requires(BrokerContext& b, const RequestContext& c, Request r) { handle(b, c, std::move(r)); };

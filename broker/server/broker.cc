@@ -38,7 +38,8 @@ asio::ip::tcp::endpoint bind_endpoint(const config::Listener& l) {
 
 }  // namespace
 
-Broker::Broker(config::BrokerConfig config) : config_(std::move(config)) {}
+Broker::Broker(config::BrokerConfig config, GroupServiceFactory groups)
+    : config_(std::move(config)), group_factory_(std::move(groups)) {}
 
 Broker::~Broker() = default;
 
@@ -58,6 +59,8 @@ void Broker::start() {
     partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, config_for_topic);
     context_ = std::make_unique<handlers::BrokerContext>(
         handlers::BrokerContext{config_, *metadata_, *partitions_, io_.get_executor()});
+    groups_ = group_factory_(*context_);
+    context_->group_service = groups_.get();
     dispatcher_ = std::make_unique<dispatch::Dispatcher>(*context_);
 
     // Partitions follow metadata: created, grown, deleted, reconfigured.
@@ -66,6 +69,8 @@ void Broker::start() {
     // Logs on disk for topics the metadata no longer knows were deleted while down.
     for (const auto& tp : logs_->partitions())
         if (!metadata_->topic(tp.topic)) logs_->remove(tp);
+
+    groups_->start();
 
     net::ConnectionLimits limits;
     limits.max_request_bytes = config_.socket_request_max_bytes;
@@ -141,6 +146,7 @@ void Broker::stop() {
     for (auto& l : listeners_) l->stop();
     if (context_) context_->stopping_flag = true;
     if (partitions_) partitions_->wake_all();
+    if (groups_) groups_->stop();
     periodic_.cancel();
     // Give in-flight requests (now woken) a moment to be answered, then close.
     auto grace = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(200));
@@ -160,6 +166,7 @@ int Broker::run() {
     });
     io_.run();
     listeners_.clear();
+    groups_.reset();
     if (logs_) logs_->shutdown();
     logging::info("stopped cleanly");
     return 0;

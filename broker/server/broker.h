@@ -3,12 +3,14 @@
 // dispatcher and the listeners together and runs them on one I/O thread.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "broker/config/broker_config.h"
 #include "broker/dispatch/dispatcher.h"
 #include "broker/handlers/broker_context.h"
+#include "broker/handlers/group_service.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/net/listener.h"
 #include "broker/partitions/partition_manager.h"
@@ -16,9 +18,13 @@
 
 namespace weir::server {
 
+// Builds the group coordinator over the broker's parts (coordinator/ depends
+// on the broker, so main wires it in).
+using GroupServiceFactory = std::function<std::unique_ptr<handlers::GroupService>(handlers::BrokerContext&)>;
+
 class Broker {
 public:
-    explicit Broker(config::BrokerConfig config);
+    Broker(config::BrokerConfig config, GroupServiceFactory groups);
     ~Broker();
     Broker(const Broker&) = delete;
     Broker& operator=(const Broker&) = delete;
@@ -43,6 +49,8 @@ private:
     std::unique_ptr<storage::LogManager> logs_;
     std::unique_ptr<partitions::PartitionManager> partitions_;
     std::unique_ptr<handlers::BrokerContext> context_;
+    GroupServiceFactory group_factory_;
+    std::unique_ptr<handlers::GroupService> groups_;
     std::unique_ptr<dispatch::Dispatcher> dispatcher_;
     std::vector<std::unique_ptr<net::Listener>> listeners_;
     boost::asio::steady_timer periodic_{io_};

@@ -209,7 +209,18 @@ void BrokerProcess::wait_ready() {
 void BrokerProcess::start() {
     if (pid_ > 0) throw std::logic_error("BrokerProcess::start: already running");
     spawn();
-    wait_ready();
+    try {
+        wait_ready();
+    } catch (...) {
+        // The exception only becomes a test failure after this object is gone.
+        dir_.keep();
+        std::cerr << "[compat] weir failed to start; dir kept: " << dir_.path() << "\n";
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            reap(5s);
+        }
+        throw;
+    }
 }
 
 std::optional<int> BrokerProcess::reap(std::chrono::milliseconds timeout) {

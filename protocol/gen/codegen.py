@@ -231,7 +231,7 @@ class Gen:
     def enc_nonnull(self, c, f, v, flex):
         t = f.base_type
         if f.is_array:
-            c(f"out.length({flex}, static_cast<std::int64_t>({v}.size()));")
+            c(f"detail::put_length(out, {flex}, static_cast<std::int64_t>({v}.size()));")
             c.open(f"for (const auto& elem : {v})")
             self.enc_scalar(c, t, "elem", flex)
             c.close()
@@ -240,22 +240,22 @@ class Gen:
 
     def enc_scalar(self, c, t, v, flex):
         if t in FIXED:
-            c(f"out.{FIXED[t][0]}({v});")
+            c(f"detail::put_{t}(out, {v});")
         elif t == "string":
-            c(f"detail::write_string(out, {flex}, {v});")
+            c(f"detail::put_string(out, {flex}, {v});")
         elif t == "bytes":
-            c(f"out.bytes({flex}, {v});")
+            c(f"detail::put_bytes(out, {flex}, {v});")
         elif t == "records":
-            c(f"out.bytes({flex}, {v}.bytes());")
+            c(f"detail::put_bytes(out, {flex}, {v}.bytes());")
         else:
             c(f"{v}.encode(out, version);")
 
     def null_marker(self, f, flex, tagged):
         if f.is_struct and not f.is_array:
-            return "out.unsigned_varint(0);" if tagged else "out.int8(-1);"
+            return "detail::put_uvarint(out, 0);" if tagged else "detail::put_int8(out, -1);"
         if f.base_type == "string" and not f.is_array:
-            return f"out.string_length({flex}, -1);"
-        return f"out.length({flex}, -1);"
+            return f"detail::put_null_string(out, {flex});"
+        return f"detail::put_length(out, {flex}, -1);"
 
     def enc_field(self, c, sname, f, expr, flex, nul, tagged):
         if not self.optional(f):
@@ -263,7 +263,7 @@ class Gen:
             return
         c.open(f"if ({expr})")
         if f.is_struct and not f.is_array:
-            marker = "out.unsigned_varint(1);" if tagged else "out.int8(1);"
+            marker = "detail::put_uvarint(out, 1);" if tagged else "detail::put_int8(out, 1);"
             c.guarded(nul, lambda: c(marker))
         self.enc_nonnull(c, f, f"(*{expr})", flex)
         c.close("} else {")
@@ -321,7 +321,7 @@ class Gen:
     # ---- decode ------------------------------------------------------------
     def dec_scalar(self, t, rd, flex, lab):
         if t in FIXED:
-            return f"{rd}.{FIXED[t][0]}()"
+            return f"detail::get_{t}({rd})"
         if t == "string":
             return f"detail::read_string({rd}, {flex}, {lab})"
         if t == "bytes":
@@ -354,7 +354,7 @@ class Gen:
         elif t == "bytes" and opt:
             c(f"{target} = detail::read_nullable_bytes({rd}, {flex}, {nul}, {lab});")
         elif f.is_struct and opt and nul != "false":
-            null_test = f"{rd}.unsigned_varint() == 0" if tagged else f"{rd}.int8() < 0"
+            null_test = f"detail::get_uvarint({rd}) == 0" if tagged else f"detail::get_int8({rd}) < 0"
             if nul != "true":
                 null_test = f"({nul}) && {null_test}"
             c(f"if ({null_test}) {target}.reset();")
@@ -456,15 +456,15 @@ class Gen:
                     self.siz_field(c, f, m, "true", cond(f.nullable, tr), True, f"len_{f.tag}")
                     c.close()
                     count.append(f"put_{f.tag}")
-                c(f"out.unsigned_varint(static_cast<std::uint32_t>({' + '.join(count)}));")
+                c(f"detail::put_uvarint(out, static_cast<std::uint32_t>({' + '.join(count)}));")
                 c("detail::UnknownTagWriter unknown(unknown_tagged_fields);")
                 for f in tagged_fields:
                     _, _, tr = self.ranges(f, ctx)
                     m = snake_case(f.name)
                     c.guarded(cond(tr, ctx), lambda f=f: c(f"unknown.write_before(out, {f.tag});"))
                     c.open(f"if (put_{f.tag})")
-                    c(f"out.unsigned_varint({f.tag});",
-                      f"out.unsigned_varint(static_cast<std::uint32_t>(len_{f.tag}));")
+                    c(f"detail::put_uvarint(out, {f.tag});",
+                      f"detail::put_uvarint(out, static_cast<std::uint32_t>(len_{f.tag}));")
                     self.enc_field(c, sname, f, m, "true", cond(f.nullable, tr), True)
                     c.close()
                 c("unknown.write_rest(out);")
@@ -487,10 +487,10 @@ class Gen:
                 if not tagged_fields:
                     c("detail::read_unknown_tags(in, self.unknown_tagged_fields);")
                     return
-                c("const std::uint32_t num_tagged = in.unsigned_varint();")
+                c("const std::uint32_t num_tagged = detail::get_uvarint(in);")
                 c.open("for (std::uint32_t k = 0; k < num_tagged; ++k)")
-                c("const std::uint32_t tag = in.unsigned_varint();",
-                  "const wire::ByteSpan payload = in.take(in.unsigned_varint());")
+                c("const std::uint32_t tag = detail::get_uvarint(in);",
+                  "const wire::ByteSpan payload = detail::read_tag_payload(in);")
                 first = True
                 for f in tagged_fields:
                     _, _, tr = self.ranges(f, ctx)
@@ -625,18 +625,38 @@ def source_for(stem, gens):
     return c.text()
 
 
-def test_for(stem, gens):
+TEST_GROUPS = 4  # generate.cmake lists tests/generated_subjects_{0..3}.cc
+
+
+def test_group(k, stems, gens_by_stem):
+    """Round-trip subjects for a share of the definition files (no gtest here:
+    protocol/test/generated_roundtrip.cc runs the checks)."""
     c = Code()
-    c(HEADER_NOTE.format(stem=stem).rstrip(), f'#include "messages/{stem}.h"', "",
-      '#include "protocol/test/generated_roundtrip.h"', "", "namespace weir::msg {", "namespace {", "")
-    for g in gens:
-        TestGen(g).fill_all(c)
-    for g in gens:
-        n = g.msg.name
-        c(f"TEST(GeneratedRoundTrip, {n}) {{",
-          f"    gen_test::check_message<{n}>([](auto& x, std::int16_t v, bool all) {{ fill(x, v, all, 0); }});",
-          "}", "")
-    c("}  // namespace", "}  // namespace weir::msg")
+    c("// Generated by protocol/gen/codegen.py from protocol/defs/*.def. Do not edit.")
+    for stem in stems:
+        c(f'#include "messages/{stem}.h"')
+    c("", '#include "protocol/test/generated_roundtrip.h"', "", "namespace weir::msg::gen_test {", "")
+    for stem in stems:
+        c(f"namespace {stem}_def {{", "")
+        for g in gens_by_stem[stem]:
+            TestGen(g).fill_all(c)
+            n = g.msg.name
+            c(f"void fill_top_{n}({n}& x, std::int16_t v, bool all) {{ fill(x, v, all, 0); }}", "")
+        c(f"}}  // namespace {stem}_def", "")
+    c(f"void add_subjects_{k}(std::vector<SubjectInfo>& out) {{")
+    for stem in stems:
+        for g in gens_by_stem[stem]:
+            n = g.msg.name
+            c(f'    out.push_back({{"{n}", &make_subject<{n}, &{stem}_def::fill_top_{n}>}});')
+    c("}", "")
+    if k == 0:
+        for j in range(1, TEST_GROUPS):
+            c(f"void add_subjects_{j}(std::vector<SubjectInfo>& out);")
+        c("", "std::vector<SubjectInfo> all_subjects() {", "    std::vector<SubjectInfo> out;")
+        for j in range(TEST_GROUPS):
+            c(f"    add_subjects_{j}(out);")
+        c("    return out;", "}", "")
+    c("}  // namespace weir::msg::gen_test")
     return c.text()
 
 
@@ -715,6 +735,7 @@ def main():
         files = parse_dir(args.defs)
         apis = {}
         outputs = {}
+        gens_by_stem = {}
         for stem, msgs in files.items():
             unstable = {m.api_key: m.unstable for m in msgs if m.kind == "request"}
             gens = [Gen(m, m.unstable or unstable.get(m.api_key, False) if m.kind != "data" else m.unstable)
@@ -728,7 +749,7 @@ def main():
                 a[m.kind] = m
             outputs[f"messages/{stem}.h"] = header_for(stem, msgs, gens)
             outputs[f"messages/{stem}.cc"] = source_for(stem, gens)
-            outputs[f"tests/{stem}_generated_test.cc"] = test_for(stem, gens)
+            gens_by_stem[stem] = gens
         table = []
         for key in sorted(apis):
             a = apis[key]
@@ -739,6 +760,9 @@ def main():
                 raise DefError(f"api {key}: {req}/{resp} do not pair up")
             table.append({"key": key, "name": req[:-7], "req": req, "resp": resp})
         outputs["messages/api_table.h"] = api_table(table, sorted(files))
+        stems = sorted(files)
+        for k in range(TEST_GROUPS):
+            outputs[f"tests/generated_subjects_{k}.cc"] = test_group(k, stems[k::TEST_GROUPS], gens_by_stem)
     except DefError as e:
         sys.exit(f"codegen: {e}")
     for rel, text in outputs.items():

@@ -60,17 +60,19 @@ TEST_P(CodecTest, BombIsBounded) {
     EXPECT_EQ(decompress(GetParam(), packed, {.max_output = zeros.size()}).size(), zeros.size());
 }
 
-TEST_P(CodecTest, ConcatenatedFramesAreRead) {
-    if (GetParam() == Compression::snappy) GTEST_SKIP() << "raw snappy has no frames";
-    Bytes a = compress(GetParam(), text_bytes("first part;"));
-    Bytes b = compress(GetParam(), text_bytes("second part"));
-    a.insert(a.end(), b.begin(), b.end());
-    EXPECT_EQ(decompress(GetParam(), a), text_bytes("first part;second part"));
-}
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, CodecTest,
                          ::testing::Values(Compression::gzip, Compression::snappy, Compression::lz4, Compression::zstd),
                          [](const auto& p) { return std::string(compression_name(p.param)); });
+
+TEST(Compression, ConcatenatedFramesAreRead) {
+    for (auto codec : {Compression::gzip, Compression::lz4, Compression::zstd}) {  // raw snappy has no frames
+        Bytes a = compress(codec, text_bytes("first part;"));
+        Bytes b = compress(codec, text_bytes("second part"));
+        a.insert(a.end(), b.begin(), b.end());
+        EXPECT_EQ(decompress(codec, a), text_bytes("first part;second part")) << compression_name(codec);
+    }
+}
 
 TEST(Compression, NoneAndUnknownCodecs) {
     Bytes in = text_bytes("abc");

@@ -156,21 +156,23 @@ TEST_P(BatchCodecTest, RoundTripOneAndThousand) {
     }
 }
 
-TEST_P(BatchCodecTest, DecompressionBombIsBounded) {
-    if (GetParam() == Compression::none) GTEST_SKIP() << "nothing to inflate";
-    std::vector<Record> records(1);
-    records[0].value = Bytes(4u << 20, 'a');
-    Bytes batch = build_batch({.compression = GetParam()}, records);
-    ASSERT_LT(batch.size(), 1u << 20);
-    EXPECT_THROW(validate_batches(batch, ValidateOptions{.deep = true, .max_decompressed_size = 1u << 20}), DecodeError);
-    EXPECT_THROW(decode_records(batch, 1u << 20), DecodeError);
-    EXPECT_NO_THROW(validate_batches(batch, ValidateOptions{.deep = true, .max_decompressed_size = 8u << 20}));
-}
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, BatchCodecTest,
                          ::testing::Values(Compression::none, Compression::gzip, Compression::snappy, Compression::lz4,
                                            Compression::zstd),
                          [](const auto& p) { return std::string(compression_name(p.param)); });
+
+TEST(RecordBatch, DecompressionBombIsBounded) {
+    for (auto codec : {Compression::gzip, Compression::snappy, Compression::lz4, Compression::zstd}) {
+        std::vector<Record> records(1);
+        records[0].value = Bytes(4u << 20, 'a');
+        Bytes batch = build_batch({.compression = codec}, records);
+        ASSERT_LT(batch.size(), 1u << 20);
+        EXPECT_THROW(validate_batches(batch, ValidateOptions{.deep = true, .max_decompressed_size = 1u << 20}), DecodeError);
+        EXPECT_THROW(decode_records(batch, 1u << 20), DecodeError);
+        EXPECT_NO_THROW(validate_batches(batch, ValidateOptions{.deep = true, .max_decompressed_size = 8u << 20}));
+    }
+}
 
 TEST(RecordBatch, SnappyXerialBatchFromJavaDecodes) {
     // The Java producer frames snappy the xerial way; build such a batch by

@@ -175,11 +175,10 @@ TEST(LegacyMessageSet, ZstdNotAllowed) {
 
 TEST(LegacyMessageSet, LogAppendTimeWrapperOverridesInnerTimestamps) {
     auto in = sample(1);
-    Bytes inner = build_message_set({.magic = 1}, in);
-    // Rebuild the wrapper by hand with relative inner offsets and LogAppendTime.
+    // A wrapper built by hand: relative inner offsets, LogAppendTime attribute.
     std::vector<LegacyMessage> rel = in;
     for (auto& m : rel) m.offset -= 100;
-    inner = build_message_set({.magic = 1}, rel);
+    Bytes inner = build_message_set({.magic = 1}, rel);
     Bytes set;
     append_legacy_message(set, msg(106, 1800000000000, std::nullopt, compress(Compression::gzip, inner), 1, 0x08 | 1));
     auto out = decode_message_set(set);

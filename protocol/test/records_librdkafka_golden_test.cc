@@ -1,11 +1,10 @@
 // Golden vectors from a real client: librdkafka 2.0.2 (Debian's kcat 1.7.1)
-// producing to a dev-time fake broker (a Python script answering ApiVersions,
-// Metadata v0 and Produce, which logged the `records` field). The advertised
-// Produce/Fetch versions chose the message format: Produce v7 + Fetch v10
-// (magic 2), Produce v2 + Fetch v2 (magic 1), Produce v1 and no Fetch (magic
-// 0); FindCoordinator v0 was advertised so librdkafka would use lz4. Command:
-//   printf 'k1:hello CODEC abcd..(x25)\n:null-key value\nk3:third record\n' |
-//     kcat -P -b 127.0.0.1:PORT -t golden -p 0 -z CODEC -K: -H trace=abc -X linger.ms=200
+// producing to a dev-time fake broker that logged the Produce `records` field:
+// protocol/records/tools/capture_produce.py. The advertised versions chose the
+// format: --produce 7 --fetch 10 (magic 2), --produce 2 --fetch 2 (magic 1),
+// --produce 1 --fetch -1 (magic 0). Each capture holds three messages:
+//   k1 -> "hello CODEC " + "abcd" x 25, "" -> "null-key value", k3 -> "third record",
+// each with header trace=abc (v2 only).
 #include <gtest/gtest.h>
 
 #include <string>

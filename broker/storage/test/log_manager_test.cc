@@ -91,6 +91,26 @@ TEST_F(Manager, DeleteRecordsSurvivesUncleanRestart) {
     EXPECT_GT(log->segment_base_offsets().front(), 0);
 }
 
+TEST_F(Manager, UncleanRestartUsesRecoveryPointCheckpoint) {
+    std::filesystem::path partition_dir;
+    std::vector<std::int64_t> bases;
+    {
+        auto manager = open({dirs[0]});
+        auto log = manager->get_or_create({"rp", 0}, small());
+        fill(*log, 12);  // rolls flush and checkpoint
+        bases = log->segment_base_offsets();
+        partition_dir = manager->dir_of({"rp", 0}) / "rp-0";
+    }
+    ASSERT_GT(bases.size(), 2u);
+    auto checkpoint = read_checkpoint_file(dirs[0] / "recovery-point-offset-checkpoint");
+    EXPECT_EQ(checkpoint.at(TopicPartition{"rp", 0}), bases.back());
+    // Damage below the recovery point is not scanned for (and so not truncated).
+    test::flip_byte(partition_dir / segment_file_name(bases[0], kLogSuffix), 80);
+    auto manager = open({dirs[0]});
+    EXPECT_EQ(manager->get({"rp", 0})->log_end_offset(), 48);
+    EXPECT_EQ(manager->get({"rp", 0})->segment_base_offsets(), bases);
+}
+
 TEST_F(Manager, CheckpointFilesUseKafkaFormat) {
     auto manager = open({dirs[0]});
     fill(*manager->get_or_create({"cp", 1}, small()), 10);

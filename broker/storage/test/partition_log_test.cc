@@ -160,6 +160,19 @@ TEST_F(Fixture, OffsetForTimestampAcrossSegments) {
     EXPECT_EQ(log->offset_for_timestamp(0), (FoundRecord{52, 11'002, -1}));
 }
 
+TEST_F(Fixture, OffsetForTimestampInsideCompressedBatches) {
+    auto log = open();
+    for (auto codec : {records::Compression::gzip, records::Compression::snappy, records::Compression::lz4,
+                       records::Compression::zstd}) {
+        auto base = log->log_end_offset();
+        auto batch = test::make_batch(10, 50, 100'000 + base * 10, codec);
+        log->append(batch);
+        EXPECT_EQ(log->offset_for_timestamp(100'000 + base * 10 + 7), (FoundRecord{base + 7, 100'000 + base * 10 + 7, -1}))
+            << static_cast<int>(codec);
+    }
+    EXPECT_EQ(log->max_timestamp(), (FoundRecord{39, 100'000 + 300 + 9, -1}));
+}
+
 TEST_F(Fixture, MaxTimestampPicksFirstRecordWithLargestTimestamp) {
     auto log = open();
     append(*log, 3, 10, 500);

@@ -1,0 +1,49 @@
+#pragma once
+// The group coordinator as the broker's handlers see it. Implemented in
+// coordinator/ (which depends on the broker, not the other way round); the
+// Broker gets it from a factory at start-up.
+#include <boost/asio/awaitable.hpp>
+
+#include "broker/dispatch/request_context.h"
+#include "messages/delete_groups.h"
+#include "messages/describe_groups.h"
+#include "messages/find_coordinator.h"
+#include "messages/heartbeat.h"
+#include "messages/join_group.h"
+#include "messages/leave_group.h"
+#include "messages/list_groups.h"
+#include "messages/offset_commit.h"
+#include "messages/offset_delete.h"
+#include "messages/offset_fetch.h"
+#include "messages/sync_group.h"
+
+namespace weir::handlers {
+
+class GroupService {
+public:
+    template <typename T>
+    using Task = boost::asio::awaitable<T>;
+    using Ctx = dispatch::RequestContext;
+
+    virtual ~GroupService() = default;
+
+    // Loads the coordinator state (replays __consumer_offsets); called once
+    // the broker's partitions are open.
+    virtual void start() = 0;
+    // Stops timers and wakes parked requests (shutdown).
+    virtual void stop() = 0;
+
+    virtual Task<msg::FindCoordinatorResponse> find_coordinator(const Ctx&, msg::FindCoordinatorRequest) = 0;
+    virtual Task<msg::JoinGroupResponse> join_group(const Ctx&, msg::JoinGroupRequest) = 0;
+    virtual Task<msg::SyncGroupResponse> sync_group(const Ctx&, msg::SyncGroupRequest) = 0;
+    virtual Task<msg::HeartbeatResponse> heartbeat(const Ctx&, msg::HeartbeatRequest) = 0;
+    virtual Task<msg::LeaveGroupResponse> leave_group(const Ctx&, msg::LeaveGroupRequest) = 0;
+    virtual Task<msg::OffsetCommitResponse> offset_commit(const Ctx&, msg::OffsetCommitRequest) = 0;
+    virtual Task<msg::OffsetFetchResponse> offset_fetch(const Ctx&, msg::OffsetFetchRequest) = 0;
+    virtual Task<msg::DescribeGroupsResponse> describe_groups(const Ctx&, msg::DescribeGroupsRequest) = 0;
+    virtual Task<msg::ListGroupsResponse> list_groups(const Ctx&, msg::ListGroupsRequest) = 0;
+    virtual Task<msg::DeleteGroupsResponse> delete_groups(const Ctx&, msg::DeleteGroupsRequest) = 0;
+    virtual Task<msg::OffsetDeleteResponse> offset_delete(const Ctx&, msg::OffsetDeleteRequest) = 0;
+};
+
+}  // namespace weir::handlers
