@@ -6,6 +6,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/partitions/partition_manager.h"
 #include "protocol/records/conversion.h"
+#include "protocol/records/record_batch.h"
 
 namespace weir::handlers {
 
@@ -24,6 +25,12 @@ void fill_offsets(msg::FetchResponse::PartitionData& out, const storage::Partiti
     out.high_watermark = log.high_watermark();
     out.last_stable_offset = log.last_stable_offset();
     out.log_start_offset = log.log_start_offset();
+}
+
+bool contains_zstd(wire::ByteSpan records) {
+    for (auto batch : records::split_batches(records, true))
+        if (records::parse_batch_header(batch).compression() == records::Compression::zstd) return true;
+    return false;
 }
 
 }  // namespace
@@ -102,6 +109,13 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
                 continue;
             }
             wire::Bytes records = std::move(result.records);
+            // zstd needs Fetch v10+ (KIP-110); older fetchers get an error rather
+            // than batches they cannot decompress.
+            if (version < 10 && contains_zstd(records)) {
+                out.error_code = static_cast<std::int16_t>(ErrorCode::unsupported_compression_type);
+                any_error = true;
+                continue;
+            }
             if (version <= 3 && !records.empty()) {
                 try {
                     records::DownConvertOptions down;

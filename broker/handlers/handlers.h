@@ -11,17 +11,22 @@
 #include "messages/api_table.h"
 #include "messages/alter_configs.h"
 #include "messages/api_versions.h"
+#include "messages/create_acls.h"
 #include "messages/create_partitions.h"
 #include "messages/create_topics.h"
+#include "messages/delete_acls.h"
 #include "messages/delete_records.h"
 #include "messages/delete_topics.h"
+#include "messages/describe_acls.h"
 #include "messages/describe_cluster.h"
 #include "messages/describe_configs.h"
 #include "messages/fetch.h"
 #include "messages/incremental_alter_configs.h"
 #include "messages/list_offsets.h"
 #include "messages/metadata.h"
+#include "messages/offset_for_leader_epoch.h"
 #include "messages/produce.h"
+#include "protocol/errors.h"
 
 
 namespace weir::handlers {
@@ -42,7 +47,11 @@ Task<msg::DeleteRecordsResponse> handle(BrokerContext&, const RequestContext&, m
 Task<msg::DescribeConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeConfigsRequest);
 Task<msg::AlterConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::AlterConfigsRequest);
 Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::IncrementalAlterConfigsRequest);
-Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);
+Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);Task<msg::OffsetForLeaderEpochResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetForLeaderEpochRequest);
+Task<msg::DescribeAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeAclsRequest);
+Task<msg::CreateAclsResponse> handle(BrokerContext&, const RequestContext&, msg::CreateAclsRequest);
+Task<msg::DeleteAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteAclsRequest);
+
 // The consumer-group family (groups.cc forwards to the GroupService).
 Task<msg::FindCoordinatorResponse> handle(BrokerContext&, const RequestContext&, msg::FindCoordinatorRequest);
 Task<msg::JoinGroupResponse> handle(BrokerContext&, const RequestContext&, msg::JoinGroupRequest);

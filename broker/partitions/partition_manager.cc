@@ -64,7 +64,11 @@ ProduceResult PartitionManager::produce(const TopicPartition& tp, wire::ByteSpan
         } else {
             return fail(ErrorCode::invalid_record, "unknown record magic " + std::to_string(magic));
         }
+        // Kafka's LogValidator checks every record of a produced batch; so do we
+        // (decompressing if needed) so that no consumer ever receives a batch
+        // it cannot parse.
         records::ValidateOptions options;
+        options.deep = true;
         options.require_dense_offsets = true;
         for (const auto& header : records::validate_batches(batches, options)) {
             if (header.total_size() > static_cast<std::size_t>(limits.max_message_bytes))

@@ -18,6 +18,13 @@ import defs  # noqa: E402
 
 DEFAULT_SPECS = "/work/shared/kafka-protocol/message-specs"
 DEFS_DIR = os.path.join(HERE, "..", "defs")
+# Definitions whose Kafka schema is not in the shared copy of the client
+# message specs (they come from Kafka's group-coordinator resources), so
+# there is nothing to compare against. Listed by name so that any other
+# missing spec still fails.
+NOT_IN_SHARED_SPECS = {
+    "OffsetCommitKey", "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue",
+}
 INT_TYPES = set(defs.INT_BITS)
 
 
@@ -115,11 +122,15 @@ def main():
         print(f"FAIL: {e}", file=sys.stderr)
         return 1
     count = 0
+    skipped = []
     for stem, msgs in files.items():
         if not msgs:
             checker.errors.append(f"{stem}.def: no messages")
         for msg in msgs:
             path = os.path.join(specs, msg.name + ".json")
+            if msg.name in NOT_IN_SHARED_SPECS and not os.path.isfile(path):
+                skipped.append(msg.name)
+                continue
             if not os.path.isfile(path):
                 checker.errors.append(f"{stem}.def: no spec {msg.name}.json")
                 continue
@@ -135,6 +146,8 @@ def main():
     if checker.errors:
         return 1
     print(f"OK: {count} messages in {len(files)} definition files match {specs}")
+    if skipped:
+        print(f"not checked (no spec in the shared copy): {', '.join(skipped)}")
     return 0
 
 

@@ -7,9 +7,9 @@ namespace {
 
 using Request = msg::DescribeClusterRequest;
 
-class DescribeClusterTest : public HandlerTest {};
+class DescribeClusterHandlerTest : public HandlerTest {};
 
-TEST_F(DescribeClusterTest, DescribesBrokersOnTheRequestListener) {
+TEST_F(DescribeClusterHandlerTest, DescribesBrokersOnTheRequestListener) {
     auto r = call(Request{}, 0);
     EXPECT_EQ(r.error_code, 0);
     EXPECT_EQ(r.error_message, std::nullopt);
@@ -28,14 +28,14 @@ TEST_F(DescribeClusterTest, DescribesBrokersOnTheRequestListener) {
     EXPECT_EQ(internal.endpoint_type, 1);
 }
 
-TEST_F(DescribeClusterTest, AuthorizedOperationsOnRequest) {
+TEST_F(DescribeClusterHandlerTest, AuthorizedOperationsOnRequest) {
     Request r;
     r.include_cluster_authorized_operations = true;
     EXPECT_EQ(call(r, 0).cluster_authorized_operations, 8096);
     EXPECT_EQ(call(r, 1).cluster_authorized_operations, 8096);
 }
 
-TEST_F(DescribeClusterTest, EndpointTypes) {
+TEST_F(DescribeClusterHandlerTest, EndpointTypes) {
     Request controller;
     controller.endpoint_type = 2;
     auto mismatched = call(controller, 1);

@@ -24,9 +24,9 @@ const DescribeEntry* entry(const DescribeResult& r, std::string_view name) {
     return nullptr;
 }
 
-class DescribeConfigsTest : public HandlerTest {};
+class DescribeConfigsHandlerTest : public HandlerTest {};
 
-TEST_F(DescribeConfigsTest, TopicV0IsDefault) {
+TEST_F(DescribeConfigsHandlerTest, TopicV0IsDefault) {
     create_topic("t", 1, {{"retention.ms", "1000"}});
     auto r = call(describe(kTopic, "t"), 0);
     ASSERT_EQ(r.results.size(), 1u);
@@ -45,7 +45,7 @@ TEST_F(DescribeConfigsTest, TopicV0IsDefault) {
     EXPECT_FALSE(cleanup->read_only);
 }
 
-TEST_F(DescribeConfigsTest, TopicSynonymsFromV1) {
+TEST_F(DescribeConfigsHandlerTest, TopicSynonymsFromV1) {
     create_topic("t", 1, {{"retention.ms", "1000"}});
     auto request = describe(kTopic, "t", std::vector<std::string>{"retention.ms"});
     request.include_synonyms = true;
@@ -61,7 +61,7 @@ TEST_F(DescribeConfigsTest, TopicSynonymsFromV1) {
     EXPECT_TRUE(call(request, 1).results[0].configs[0].synonyms.empty());
 }
 
-TEST_F(DescribeConfigsTest, ConfigurationKeysFilter) {
+TEST_F(DescribeConfigsHandlerTest, ConfigurationKeysFilter) {
     create_topic("t");
     auto some = call(describe(kTopic, "t", std::vector<std::string>{"retention.ms", "no.such.key", "cleanup.policy"}), 2);
     ASSERT_EQ(some.results[0].configs.size(), 2u);
@@ -70,7 +70,7 @@ TEST_F(DescribeConfigsTest, ConfigurationKeysFilter) {
     EXPECT_EQ(all.results[0].configs.size(), call(describe(kTopic, "t"), 2).results[0].configs.size());
 }
 
-TEST_F(DescribeConfigsTest, BrokerConfigsWithDocumentation) {
+TEST_F(DescribeConfigsHandlerTest, BrokerConfigsWithDocumentation) {
     config_.static_props["num.partitions"] = "3";
     auto request = describe(kBroker, std::to_string(kBrokerId));
     request.include_documentation = true;
@@ -96,7 +96,7 @@ TEST_F(DescribeConfigsTest, BrokerConfigsWithDocumentation) {
     EXPECT_EQ(entry(v2.results[0], "num.partitions")->config_type, 0);
 }
 
-TEST_F(DescribeConfigsTest, BrokerResourceNames) {
+TEST_F(DescribeConfigsHandlerTest, BrokerResourceNames) {
     auto cluster_default = call(describe(kBroker, ""), 1);
     EXPECT_EQ(cluster_default.results[0].error_code, 0);
     EXPECT_TRUE(cluster_default.results[0].configs.empty());
@@ -107,7 +107,7 @@ TEST_F(DescribeConfigsTest, BrokerResourceNames) {
     EXPECT_EQ(text.results[0].error_message, "Broker id must be an integer, but it is: abc");
 }
 
-TEST_F(DescribeConfigsTest, UnknownAndInvalidTopics) {
+TEST_F(DescribeConfigsHandlerTest, UnknownAndInvalidTopics) {
     start();
     auto unknown = call(describe(kTopic, "missing"), 0);
     EXPECT_EQ(unknown.results[0].error_code, to_int(ErrorCode::unknown_topic_or_partition));
@@ -116,7 +116,7 @@ TEST_F(DescribeConfigsTest, UnknownAndInvalidTopics) {
     EXPECT_EQ(invalid.results[0].error_code, to_int(ErrorCode::invalid_topic_exception));
 }
 
-TEST_F(DescribeConfigsTest, UnknownResourceTypeFailsTheWholeRequest) {
+TEST_F(DescribeConfigsHandlerTest, UnknownResourceTypeFailsTheWholeRequest) {
     create_topic("t");
     auto r = describe(kTopic, "t");
     r.resources.push_back({3, "x", std::nullopt, {}});
@@ -128,7 +128,7 @@ TEST_F(DescribeConfigsTest, UnknownResourceTypeFailsTheWholeRequest) {
     }
 }
 
-TEST_F(DescribeConfigsTest, BrokerLogger) {
+TEST_F(DescribeConfigsHandlerTest, BrokerLogger) {
     auto r = call(describe(kBrokerLogger, std::to_string(kBrokerId)), 2);
     ASSERT_EQ(r.results[0].configs.size(), 1u);
     EXPECT_EQ(r.results[0].configs[0].name, "root");
@@ -151,9 +151,9 @@ AlterRequest alter(std::int8_t type, std::string name, std::vector<std::pair<std
     return r;
 }
 
-class AlterConfigsTest : public HandlerTest {};
+class AlterConfigsHandlerTest : public HandlerTest {};
 
-TEST_F(AlterConfigsTest, ReplacesTopicOverrides) {
+TEST_F(AlterConfigsHandlerTest, ReplacesTopicOverrides) {
     create_topic("t", 1, {{"segment.ms", "5000"}});
     auto r = call(alter(kTopic, "t", {{"retention.ms", "1000"}, {"segment.bytes", "1048576"}}), 0);
     ASSERT_EQ(r.responses.size(), 1u);
@@ -168,7 +168,7 @@ TEST_F(AlterConfigsTest, ReplacesTopicOverrides) {
     EXPECT_EQ(log("t", 0)->config().segment_bytes, 1048576);
 }
 
-TEST_F(AlterConfigsTest, ValidateOnlyAndInvalidValues) {
+TEST_F(AlterConfigsHandlerTest, ValidateOnlyAndInvalidValues) {
     create_topic("t");
     EXPECT_EQ(call(alter(kTopic, "t", {{"retention.ms", "1000"}}, true), 1).responses[0].error_code, 0);
     EXPECT_TRUE(store_->topic("t")->configs.empty());
@@ -183,7 +183,7 @@ TEST_F(AlterConfigsTest, ValidateOnlyAndInvalidValues) {
     EXPECT_EQ(null_value.responses[0].error_message, "Null value not supported for : retention.ms");
 }
 
-TEST_F(AlterConfigsTest, UnknownTopic) {
+TEST_F(AlterConfigsHandlerTest, UnknownTopic) {
     start();
     auto r = call(alter(kTopic, "missing", {{"retention.ms", "1"}}), 0);
     EXPECT_EQ(r.responses[0].error_code, to_int(ErrorCode::unknown_topic_or_partition));
@@ -192,7 +192,7 @@ TEST_F(AlterConfigsTest, UnknownTopic) {
     EXPECT_EQ(empty_name.responses[0].error_code, to_int(ErrorCode::invalid_request));
 }
 
-TEST_F(AlterConfigsTest, BrokerConfigsAreStatic) {
+TEST_F(AlterConfigsHandlerTest, BrokerConfigsAreStatic) {
     start();
     auto r = call(alter(kBroker, std::to_string(kBrokerId), {{"log.dirs", "/elsewhere"}}), 1);
     EXPECT_EQ(r.responses[0].error_code, to_int(ErrorCode::invalid_request));
@@ -203,7 +203,7 @@ TEST_F(AlterConfigsTest, BrokerConfigsAreStatic) {
     EXPECT_EQ(call(alter(kBrokerLogger, "7", {}), 2).responses[0].error_code, to_int(ErrorCode::invalid_request));
 }
 
-TEST_F(AlterConfigsTest, RepeatedResources) {
+TEST_F(AlterConfigsHandlerTest, RepeatedResources) {
     create_topic("t");
     auto r = alter(kTopic, "t", {{"retention.ms", "1"}});
     r.resources.push_back(r.resources[0]);
@@ -238,9 +238,9 @@ IncrementalRequest incremental(std::int8_t type, std::string name, std::vector<C
 
 constexpr std::int8_t kSet = 0, kDelete = 1, kAppend = 2, kSubtract = 3;
 
-class IncrementalAlterConfigsTest : public HandlerTest {};
+class IncrementalAlterConfigsHandlerTest : public HandlerTest {};
 
-TEST_F(IncrementalAlterConfigsTest, SetAndDeleteKeepOtherOverrides) {
+TEST_F(IncrementalAlterConfigsHandlerTest, SetAndDeleteKeepOtherOverrides) {
     create_topic("t", 1, {{"segment.ms", "5000"}, {"retention.bytes", "100"}});
     auto r = call(incremental(kTopic, "t", {{"retention.ms", kSet, "1000"}, {"retention.bytes", kDelete, std::nullopt}}), 0);
     EXPECT_EQ(r.responses[0].error_code, 0);
@@ -251,7 +251,7 @@ TEST_F(IncrementalAlterConfigsTest, SetAndDeleteKeepOtherOverrides) {
     EXPECT_FALSE(configs.contains("retention.bytes"));
 }
 
-TEST_F(IncrementalAlterConfigsTest, AppendAndSubtractLists) {
+TEST_F(IncrementalAlterConfigsHandlerTest, AppendAndSubtractLists) {
     create_topic("t");
     EXPECT_EQ(call(incremental(kTopic, "t", {{"cleanup.policy", kAppend, "compact"}}), 1).responses[0].error_code, 0);
     EXPECT_EQ(store_->topic("t")->configs.at("cleanup.policy"), "delete,compact");
@@ -262,7 +262,7 @@ TEST_F(IncrementalAlterConfigsTest, AppendAndSubtractLists) {
     EXPECT_EQ(scalar.responses[0].error_message, "Config value append is not allowed for config key: retention.ms");
 }
 
-TEST_F(IncrementalAlterConfigsTest, RequestLevelChecks) {
+TEST_F(IncrementalAlterConfigsHandlerTest, RequestLevelChecks) {
     create_topic("t");
     auto nulls = call(incremental(kTopic, "t", {{"retention.ms", kSet, std::nullopt}}), 0);
     EXPECT_EQ(nulls.responses[0].error_message, "Null value not supported for : retention.ms");
@@ -276,7 +276,7 @@ TEST_F(IncrementalAlterConfigsTest, RequestLevelChecks) {
     EXPECT_TRUE(store_->topic("t")->configs.empty());
 }
 
-TEST_F(IncrementalAlterConfigsTest, ValidateOnlyAndInvalidValue) {
+TEST_F(IncrementalAlterConfigsHandlerTest, ValidateOnlyAndInvalidValue) {
     create_topic("t");
     EXPECT_EQ(call(incremental(kTopic, "t", {{"retention.ms", kSet, "1"}}, true), 1).responses[0].error_code, 0);
     EXPECT_TRUE(store_->topic("t")->configs.empty());
@@ -284,7 +284,7 @@ TEST_F(IncrementalAlterConfigsTest, ValidateOnlyAndInvalidValue) {
     EXPECT_EQ(bad.responses[0].error_code, to_int(ErrorCode::invalid_config));
 }
 
-TEST_F(IncrementalAlterConfigsTest, BrokerResources) {
+TEST_F(IncrementalAlterConfigsHandlerTest, BrokerResources) {
     start();
     auto id = std::to_string(kBrokerId);
     auto set = call(incremental(kBroker, id, {{"log.dirs", kSet, "/x"}}), 1);
@@ -295,7 +295,7 @@ TEST_F(IncrementalAlterConfigsTest, BrokerResources) {
     EXPECT_EQ(call(incremental(kBroker, "x", {}), 0).responses[0].error_message, "Node id must be an integer, but it is: x");
 }
 
-TEST_F(IncrementalAlterConfigsTest, BrokerLoggerLevels) {
+TEST_F(IncrementalAlterConfigsHandlerTest, BrokerLoggerLevels) {
     start();
     auto id = std::to_string(kBrokerId);
     ASSERT_FALSE(logging::enabled(logging::Level::debug));

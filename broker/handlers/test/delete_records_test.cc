@@ -14,7 +14,7 @@ Request delete_before(const std::string& topic, std::vector<std::pair<std::int32
     return r;
 }
 
-class DeleteRecordsTest : public HandlerTest {
+class DeleteRecordsHandlerTest : public HandlerTest {
 protected:
     void SetUp() override {
         create_topic("t", 3);
@@ -23,7 +23,7 @@ protected:
     }
 };
 
-TEST_F(DeleteRecordsTest, MovesTheLogStartOffset) {
+TEST_F(DeleteRecordsHandlerTest, MovesTheLogStartOffset) {
     auto r = call(delete_before("t", {{0, 3}}), 0);
     ASSERT_EQ(r.topics.size(), 1u);
     EXPECT_EQ(r.topics[0].name, "t");
@@ -37,7 +37,7 @@ TEST_F(DeleteRecordsTest, MovesTheLogStartOffset) {
     EXPECT_EQ(again.topics[0].partitions[0].low_watermark, 3);
 }
 
-TEST_F(DeleteRecordsTest, MinusOneMeansHighWatermark) {
+TEST_F(DeleteRecordsHandlerTest, MinusOneMeansHighWatermark) {
     auto r = call(delete_before("t", {{0, -1}, {1, -1}, {2, -1}}), 2);
     ASSERT_EQ(r.topics[0].partitions.size(), 3u);
     EXPECT_EQ(r.topics[0].partitions[0].low_watermark, 5);
@@ -46,7 +46,7 @@ TEST_F(DeleteRecordsTest, MinusOneMeansHighWatermark) {
     EXPECT_EQ(log("t", 1)->log_start_offset(), 2);
 }
 
-TEST_F(DeleteRecordsTest, OutOfRange) {
+TEST_F(DeleteRecordsHandlerTest, OutOfRange) {
     auto r = call(delete_before("t", {{0, 6}, {1, -7}}), 1);
     for (const auto& p : r.topics[0].partitions) {
         EXPECT_EQ(p.error_code, to_int(ErrorCode::offset_out_of_range));
@@ -55,7 +55,7 @@ TEST_F(DeleteRecordsTest, OutOfRange) {
     EXPECT_EQ(log("t", 0)->log_start_offset(), 0);
 }
 
-TEST_F(DeleteRecordsTest, UnknownPartitionsAndGrouping) {
+TEST_F(DeleteRecordsHandlerTest, UnknownPartitionsAndGrouping) {
     auto r = delete_before("t", {{9, 0}});
     r.topics.push_back({"missing", {{0, 0, {}}}, {}});
     r.topics.push_back({"t", {{0, 2, {}}}, {}});
@@ -69,7 +69,7 @@ TEST_F(DeleteRecordsTest, UnknownPartitionsAndGrouping) {
     EXPECT_EQ(answer.topics[1].partitions[0].error_code, to_int(ErrorCode::unknown_topic_or_partition));
 }
 
-TEST_F(DeleteRecordsTest, PolicyAndInternalTopics) {
+TEST_F(DeleteRecordsHandlerTest, PolicyAndInternalTopics) {
     create_topic("compacted", 1, {{"cleanup.policy", "compact"}});
     EXPECT_EQ(call(delete_before("compacted", {{0, -1}}), 1).topics[0].partitions[0].error_code,
               to_int(ErrorCode::policy_violation));

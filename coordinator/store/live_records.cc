@@ -1,0 +1,64 @@
+#include "coordinator/store/live_records.h"
+
+#include <algorithm>
+
+namespace weir::coordinator::store {
+
+void LiveRecords::apply(wire::ByteSpan key_bytes, std::optional<wire::ByteSpan> value, TimeMs timestamp) {
+    std::string key(key_bytes.begin(), key_bytes.end());
+    total_bytes_ += record_size(key.size(), value ? value->size() : 0);
+    if (!oldest_) oldest_ = timestamp;
+    if (auto it = live_.find(key); it != live_.end()) {
+        live_bytes_ -= record_size(key.size(), it->second.value.size());
+        live_.erase(it);
+    }
+    if (auto it = tombstones_.find(key); it != tombstones_.end()) {
+        live_bytes_ -= record_size(key.size(), 0);
+        tombstones_.erase(it);
+    }
+    if (value) {
+        live_bytes_ += record_size(key.size(), value->size());
+        live_.emplace(std::move(key), Entry{wire::Bytes(value->begin(), value->end())});
+    } else {
+        live_bytes_ += record_size(key.size(), 0);
+        tombstones_.emplace(std::move(key), timestamp);
+    }
+}
+
+double LiveRecords::dirty_ratio() const {
+    if (total_bytes_ == 0) return 0.0;
+    auto live = std::min(live_bytes_, total_bytes_);
+    return static_cast<double>(total_bytes_ - live) / static_cast<double>(total_bytes_);
+}
+
+bool LiveRecords::should_compact(TimeMs now, const CompactionPolicy& policy) const {
+    if (total_bytes_ == 0) return false;
+    if (total_bytes_ >= policy.min_dirty_bytes && total_bytes_ > live_bytes_ &&
+        dirty_ratio() >= policy.min_cleanable_dirty_ratio)
+        return true;
+    // Time-based retention must never reach live data: rewrite it well before.
+    return policy.retention_ms >= 0 && oldest_ && now - *oldest_ >= policy.retention_ms / 2;
+}
+
+std::vector<KeyValue> LiveRecords::snapshot(TimeMs now, std::int64_t delete_retention_ms) {
+    std::vector<KeyValue> out;
+    out.reserve(live_.size() + tombstones_.size());
+    for (const auto& [key, entry] : live_) out.push_back({wire::Bytes(key.begin(), key.end()), entry.value});
+    for (auto it = tombstones_.begin(); it != tombstones_.end();) {
+        if (now - it->second >= delete_retention_ms) {
+            live_bytes_ -= record_size(it->first.size(), 0);
+            it = tombstones_.erase(it);
+        } else {
+            out.push_back({wire::Bytes(it->first.begin(), it->first.end()), std::nullopt});
+            ++it;
+        }
+    }
+    return out;
+}
+
+void LiveRecords::compacted(TimeMs now) {
+    total_bytes_ = live_bytes_;
+    oldest_ = total_bytes_ > 0 ? std::optional<TimeMs>(now) : std::nullopt;
+}
+
+}  // namespace weir::coordinator::store

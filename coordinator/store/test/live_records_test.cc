@@ -1,0 +1,73 @@
+// The live view of a __consumer_offsets partition that drives compaction.
+#include <gtest/gtest.h>
+
+#include "coordinator/store/live_records.h"
+
+namespace weir::coordinator::store {
+namespace {
+
+wire::Bytes b(std::string_view s) { return {s.begin(), s.end()}; }
+
+TEST(LiveRecords, LatestValuePerKeyAndDirtyRatio) {
+    LiveRecords live;
+    for (int i = 0; i < 10; ++i) live.apply(b("key"), wire::ByteSpan(b("value")), 1000 + i);
+    EXPECT_EQ(live.live_count(), 1u);
+    EXPECT_NEAR(live.dirty_ratio(), 0.9, 1e-9);
+    live.apply(b("other"), wire::ByteSpan(b("v")), 2000);
+    EXPECT_EQ(live.live_count(), 2u);
+    live.apply(b("key"), std::nullopt, 3000);
+    EXPECT_EQ(live.live_count(), 1u);
+    EXPECT_EQ(live.tombstone_count(), 1u);
+}
+
+TEST(LiveRecords, CompactsWhenDirtyAndLargeEnough) {
+    LiveRecords live;
+    CompactionPolicy policy;
+    policy.min_cleanable_dirty_ratio = 0.5;
+    policy.min_dirty_bytes = 1000;
+    live.apply(b("k"), wire::ByteSpan(b("v")), 0);
+    EXPECT_FALSE(live.should_compact(0, policy));
+    for (int i = 0; i < 10; ++i) live.apply(b("k"), wire::ByteSpan(b("v")), 0);
+    EXPECT_FALSE(live.should_compact(0, policy));  // dirty, but less than min_dirty_bytes
+    for (int i = 0; i < 100; ++i) live.apply(b("k"), wire::ByteSpan(b("v")), 0);
+    EXPECT_TRUE(live.should_compact(0, policy));
+    auto records = live.snapshot(0, policy.delete_retention_ms);
+    ASSERT_EQ(records.size(), 1u);
+    live.compacted(0);
+    EXPECT_EQ(live.total_bytes(), live.live_bytes());
+    EXPECT_FALSE(live.should_compact(0, policy));
+}
+
+TEST(LiveRecords, CompactsBeforeRetentionCouldDeleteLiveData) {
+    LiveRecords live;
+    CompactionPolicy policy;
+    policy.min_dirty_bytes = 1u << 30;
+    policy.retention_ms = 1000;
+    live.apply(b("k"), wire::ByteSpan(b("v")), 100);
+    EXPECT_FALSE(live.should_compact(599, policy));
+    EXPECT_TRUE(live.should_compact(600, policy));
+    live.snapshot(600, policy.delete_retention_ms);
+    live.compacted(600);
+    EXPECT_FALSE(live.should_compact(1099, policy));
+}
+
+TEST(LiveRecords, OldTombstonesAreDroppedRecentOnesKept) {
+    LiveRecords live;
+    live.apply(b("a"), std::nullopt, 0);
+    live.apply(b("b"), std::nullopt, 900);
+    live.apply(b("c"), wire::ByteSpan(b("v")), 900);
+    auto records = live.snapshot(1000, 500);  // "a" is 1000 ms old, "b" 100 ms
+    ASSERT_EQ(records.size(), 2u);
+    int tombstones = 0;
+    for (const auto& r : records) {
+        if (!r.value) {
+            ++tombstones;
+            EXPECT_EQ(r.key, b("b"));
+        }
+    }
+    EXPECT_EQ(tombstones, 1);
+    EXPECT_EQ(live.tombstone_count(), 1u);
+}
+
+}  // namespace
+}  // namespace weir::coordinator::store
