@@ -69,7 +69,9 @@ Task<ErrorCode> CoordinatorService::await_replicated(Appended appended) {
             result = ErrorCode::request_timed_out;
             break;
         }
-        co_await broker_.partitions.wait_for_append({appended.log}, deadline);
+        std::vector<std::shared_ptr<storage::PartitionLog>> logs;  // (a braced list trips GCC 12 in coroutines)
+        logs.push_back(appended.log);
+        co_await broker_.partitions.wait_for_append(std::move(logs), deadline);
     }
     co_return result;
 }

@@ -48,34 +48,40 @@ double get_float64(wire::Reader& in) { return in.float64(); }
 wire::Uuid get_uuid(wire::Reader& in) { return in.uuid(); }
 std::uint32_t get_uvarint(wire::Reader& in) { return in.unsigned_varint(); }
 
-std::string read_string(wire::Reader& in, bool compact, const char* field) {
+void read_string_into(wire::Reader& in, bool compact, std::string& out, const char* field) {
     auto s = read_string_view(in, compact);
     if (!s) throw_null_read(field);
-    return std::string(*s);
+    out.assign(*s);
 }
 
-std::optional<std::string> read_nullable_string(wire::Reader& in, bool compact, bool nullable, const char* field) {
+void read_nullable_string_into(wire::Reader& in, bool compact, bool nullable, std::optional<std::string>& out,
+                               const char* field) {
     auto s = read_string_view(in, compact);
     if (!s) {
         if (!nullable) throw_null_read(field);
-        return std::nullopt;
+        out.reset();
+        return;
     }
-    return std::string(*s);
+    if (out) out->assign(*s);
+    else out.emplace(*s);
 }
 
-wire::Bytes read_bytes(wire::Reader& in, bool compact, const char* field) {
+void read_bytes_into(wire::Reader& in, bool compact, wire::Bytes& out, const char* field) {
     auto b = in.nullable_bytes_view(compact);
     if (!b) throw_null_read(field);
-    return wire::Bytes(b->begin(), b->end());
+    out.assign(b->begin(), b->end());
 }
 
-std::optional<wire::Bytes> read_nullable_bytes(wire::Reader& in, bool compact, bool nullable, const char* field) {
+void read_nullable_bytes_into(wire::Reader& in, bool compact, bool nullable, std::optional<wire::Bytes>& out,
+                              const char* field) {
     auto b = in.nullable_bytes_view(compact);
     if (!b) {
         if (!nullable) throw_null_read(field);
-        return std::nullopt;
+        out.reset();
+        return;
     }
-    return wire::Bytes(b->begin(), b->end());
+    if (out) out->assign(b->begin(), b->end());
+    else out.emplace(b->begin(), b->end());
 }
 
 std::optional<wire::RecordsData> read_records(wire::Reader& in, bool compact, bool nullable, const char* field) {

@@ -33,14 +33,26 @@ double get_float64(wire::Reader& in);
 wire::Uuid get_uuid(wire::Reader& in);
 std::uint32_t get_uvarint(wire::Reader& in);
 
-std::string read_string(wire::Reader& in, bool compact, const char* field);
-std::optional<std::string> read_nullable_string(wire::Reader& in, bool compact, bool nullable, const char* field);
-wire::Bytes read_bytes(wire::Reader& in, bool compact, const char* field);
-std::optional<wire::Bytes> read_nullable_bytes(wire::Reader& in, bool compact, bool nullable, const char* field);
+// The *_into readers assign into existing storage (no temporaries).
+void read_string_into(wire::Reader& in, bool compact, std::string& out, const char* field);
+void read_nullable_string_into(wire::Reader& in, bool compact, bool nullable, std::optional<std::string>& out,
+                               const char* field);
+void read_bytes_into(wire::Reader& in, bool compact, wire::Bytes& out, const char* field);
+void read_nullable_bytes_into(wire::Reader& in, bool compact, bool nullable, std::optional<wire::Bytes>& out,
+                              const char* field);
 // Aliases the input when the reader has an owner (zero copy).
 std::optional<wire::RecordsData> read_records(wire::Reader& in, bool compact, bool nullable, const char* field);
 // Array element count; -1 (null) is only accepted when nullable.
 std::int32_t read_array_length(wire::Reader& in, bool compact, bool nullable, const char* field);
+
+// How many elements to reserve for an array of `count` variable-size
+// elements. The count is only known to be at most the remaining input bytes,
+// and a decoded element can be far larger than its encoding, so a hostile
+// count must not turn into a huge allocation up front.
+inline std::size_t reserve_hint(std::int32_t count) {
+    constexpr std::int32_t kMaxReserve = 1024;
+    return static_cast<std::size_t>(count < kMaxReserve ? count : kMaxReserve);
+}
 // Payload of one tagged field; the caller decodes it with a bounded Reader.
 wire::ByteSpan read_tag_payload(wire::Reader& in);
 void expect_end(const wire::Reader& in, const char* field);

@@ -46,19 +46,25 @@ TEST_F(DescribeConfigsHandlerTest, TopicV0IsDefault) {
 }
 
 TEST_F(DescribeConfigsHandlerTest, TopicSynonymsFromV1) {
-    create_topic("t", 1, {{"retention.ms", "1000"}});
-    auto request = describe(kTopic, "t", std::vector<std::string>{"retention.ms"});
+    create_topic("t", 1, {{"cleanup.policy", "compact"}});
+    auto request = describe(kTopic, "t", std::vector<std::string>{"cleanup.policy"});
     request.include_synonyms = true;
     auto r = call(request, 1);
     ASSERT_EQ(r.results[0].configs.size(), 1u);
-    const auto& retention = r.results[0].configs[0];
-    EXPECT_EQ(retention.config_source, 1);  // DYNAMIC_TOPIC_CONFIG
-    ASSERT_GE(retention.synonyms.size(), 2u);
-    EXPECT_EQ(retention.synonyms[0].name, "retention.ms");
-    EXPECT_EQ(retention.synonyms[0].source, 1);
-    EXPECT_EQ(retention.synonyms[1].source, 5);  // the broker default behind it
+    const auto& cleanup = r.results[0].configs[0];
+    EXPECT_EQ(cleanup.config_source, 1);  // DYNAMIC_TOPIC_CONFIG
+    ASSERT_EQ(cleanup.synonyms.size(), 2u);
+    EXPECT_EQ(cleanup.synonyms[0].name, "cleanup.policy");
+    EXPECT_EQ(cleanup.synonyms[0].value, "compact");
+    EXPECT_EQ(cleanup.synonyms[0].source, 1);
+    EXPECT_EQ(cleanup.synonyms[1].name, "log.cleanup.policy");  // the broker default behind it
+    EXPECT_EQ(cleanup.synonyms[1].value, "delete");
+    EXPECT_EQ(cleanup.synonyms[1].source, 5);
     request.include_synonyms = false;
     EXPECT_TRUE(call(request, 1).results[0].configs[0].synonyms.empty());
+    // v0 has no synonyms even when asked (the field is not sent).
+    request.include_synonyms = true;
+    EXPECT_TRUE(call(request, 0).results[0].configs[0].synonyms.empty());
 }
 
 TEST_F(DescribeConfigsHandlerTest, ConfigurationKeysFilter) {

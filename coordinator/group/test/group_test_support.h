@@ -17,6 +17,7 @@ inline wire::Bytes subscription(const std::vector<std::string>& topics) {
     msg::ConsumerProtocolSubscription s;
     s.topics = topics;
     wire::Bytes out;
+    out.reserve(64);  // (an empty vector trips GCC 12's -Wstringop-overflow)
     wire::Writer w(out);
     w.int16(0);
     s.encode(w, 0);

@@ -136,8 +136,11 @@ TEST_F(GroupManagerTest, MembersGetTheLeadersAssignment) {
     const auto& record = stored_.back().value;
     EXPECT_EQ(record.generation, gen);
     ASSERT_EQ(record.members.size(), 3u);
-    for (const auto& m : record.members)
-        if (m.member_id == b) EXPECT_EQ(m.assignment, bytes("B"));
+    for (const auto& m : record.members) {
+        if (m.member_id == b) {
+            EXPECT_EQ(m.assignment, bytes("B"));
+        }
+    }
 }
 
 TEST_F(GroupManagerTest, SyncChecksMemberGenerationAndProtocol) {

@@ -1,0 +1,87 @@
+#pragma once
+// Shared pieces of broker_bench: argument parsing, /proc sampling of the
+// server process, timing, percentiles and librdkafka handle RAII.
+#include <librdkafka/rdkafka.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weir::bench {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start);
+std::int64_t now_ns();
+
+// --key value options after the subcommand; "--" ends them (rest in positional).
+struct Args {
+    std::map<std::string, std::string> values;
+    std::vector<std::string> positional;
+
+    std::string str(const std::string& key, const std::string& fallback = {}) const;
+    std::int64_t num(const std::string& key, std::int64_t fallback) const;
+    bool has(const std::string& key) const { return values.contains(key); }
+};
+Args parse_args(int argc, char** argv, int first);
+
+// CPU seconds (utime+stime) and memory of a process, from /proc/<pid>.
+struct ProcSample {
+    double cpu_seconds = 0;
+    std::int64_t vm_rss_kb = 0;
+    std::int64_t vm_hwm_kb = 0;
+};
+std::optional<ProcSample> sample_process(pid_t pid);
+
+// Percentile (0..100) of an already sorted vector, nearest-rank.
+double percentile(const std::vector<double>& sorted, double p);
+
+// One "RESULT k=v k=v" line on stdout, for run_broker_bench.sh.
+class Result {
+public:
+    Result& add(const std::string& key, const std::string& value);
+    Result& add(const std::string& key, double value);
+    Result& add(const std::string& key, std::int64_t value);
+    void print() const;
+
+private:
+    std::string line_;
+};
+
+struct KafkaDeleter {
+    void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
+};
+using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;
+
+struct PartitionListDeleter {
+    void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
+};
+using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
+
+// Builds a client from key=value settings; throws std::runtime_error on any
+// rejected setting. `setup` may install callbacks on the conf first.
+KafkaHandle make_client(rd_kafka_type_t type, const std::vector<std::pair<std::string, std::string>>& settings,
+                        void (*setup)(rd_kafka_conf_t*, void*) = nullptr, void* opaque = nullptr);
+
+// Waits (bounded) until `topic` has `partitions` partitions with leaders;
+// the request also makes auto-creating brokers create it. Returns the count.
+int wait_for_topic(rd_kafka_t* rk, const std::string& topic, int partitions, std::chrono::milliseconds timeout);
+
+// Samples the server (if --server-pid given) around a phase.
+class ServerMeter {
+public:
+    explicit ServerMeter(pid_t pid) : pid_(pid) {}
+    void start();
+    void stop(Result& out) const;  // adds server_cpu_s, server_hwm_kb, server_rss_kb
+
+private:
+    pid_t pid_;
+    std::optional<ProcSample> before_;
+};
+
+}  // namespace weir::bench

@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# Single-node broker benchmark: Weir against librdkafka's mock cluster, in the
+# same run. Builds what it needs (Release), then for each repetition starts a
+# fresh Weir (temp log dir, 127.0.0.1, auto-create on, num.partitions=4) and a
+# fresh mock (1 broker, auto-created topics have 4 partitions), runs every
+# client phase against both, one after the other, and stops both. Then times
+# start-up (empty, and ~1 GiB of logs after SIGTERM and after SIGKILL).
+# Prints a markdown table of medians; raw RESULT lines are kept next to it.
+#
+#   bench/run_broker_bench.sh [--reps 3] [--quick]
+#
+# --quick: small counts (a smoke test of the script, figures meaningless).
+# Env: BUILD_DIR (default build-bench), BENCH_TMP (default /tmp).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD_DIR:-$ROOT/build-bench}
+REPS=3
+QUICK=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --reps) REPS=$2; shift 2 ;;
+    --quick) QUICK=1; shift ;;
+    *) echo "usage: $0 [--reps N] [--quick]" >&2; exit 2 ;;
+  esac
+done
+
+N100=1000000; N1K=300000; LAT_S=20; BIG_MSGS=1000000; STARTUP_RUNS=5
+if [[ $QUICK == 1 ]]; then N100=20000; N1K=5000; LAT_S=3; BIG_MSGS=20000; STARTUP_RUNS=2; fi
+PARTITIONS=4
+
+# --- build ---------------------------------------------------------------
+if [[ ! -f $BUILD/build.ninja ]]; then
+  # GCC 12 -O3 reports false -Wstringop-overflow in inlined wire::Writer code.
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEIR_BENCH=ON \
+    -DCMAKE_CXX_FLAGS=-Wno-stringop-overflow >/dev/null
+fi
+ninja -C "$BUILD" weir broker_bench mock_cluster >/dev/null
+WEIR=$BUILD/bin/weir
+BENCH=$BUILD/bin/broker_bench
+MOCK=$BUILD/bin/mock_cluster
+
+WORK=$(mktemp -d "${BENCH_TMP:-/tmp}/weir-broker-bench.XXXXXX")
+RESULTS=$BUILD/broker_bench_results.txt
+TABLE=$BUILD/broker_bench_table.md
+: >"$RESULTS"
+WEIR_PID=""; MOCK_PID=""
+
+stop_pid() {  # pid signal: bounded wait, then SIGKILL
+  local pid=$1 sig=${2:-TERM} i
+  [[ -z $pid ]] && return 0
+  kill -"$sig" "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }; sleep 0.1; done
+  echo "pid $pid ignored SIG$sig for 30 s, killing" >&2
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  stop_pid "$WEIR_PID"; WEIR_PID=""
+  stop_pid "$MOCK_PID"; MOCK_PID=""
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+wait_port() {  # port: bounded 30 s
+  local i
+  for ((i = 0; i < 600; i++)); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "nothing listens on port $1 after 30 s" >&2; return 1
+}
+
+weir_args() {  # data dir, port
+  echo serve --override "listeners=PLAINTEXT://127.0.0.1:$2" --override "log.dirs=$1" \
+    --override num.partitions=$PARTITIONS --override auto.create.topics.enable=true
+}
+
+start_weir() {  # data dir
+  WEIR_PORT=$(free_port)
+  # shellcheck disable=SC2046
+  "$WEIR" $(weir_args "$1" "$WEIR_PORT") >>"$WORK/weir.log" 2>&1 &
+  WEIR_PID=$!
+  wait_port "$WEIR_PORT"
+  WEIR_BOOT=127.0.0.1:$WEIR_PORT
+}
+
+start_mock() {
+  : >"$WORK/mock.out"
+  "$MOCK" >"$WORK/mock.out" 2>>"$WORK/mock.log" &
+  MOCK_PID=$!
+  local i
+  for ((i = 0; i < 600; i++)); do grep -q '^bootstrap=' "$WORK/mock.out" && break; sleep 0.05; done
+  MOCK_BOOT=$(sed -n 's/^bootstrap=//p' "$WORK/mock.out")
+  [[ -n $MOCK_BOOT ]] || { echo "mock did not start" >&2; return 1; }
+}
+
+record() {  # labels... < RESULT lines
+  local labels="$*" line
+  while IFS= read -r line; do
+    [[ $line == RESULT* ]] && echo "$line $labels" | tee -a "$RESULTS"
+  done
+}
+
+bench() {  # server label, rep, subcommand args...
+  local server=$1 rep=$2; shift 2
+  local pid boot
+  if [[ $server == weir ]]; then pid=$WEIR_PID boot=$WEIR_BOOT; else pid=$MOCK_PID boot=$MOCK_BOOT; fi
+  timeout 900 "$BENCH" "$@" --bootstrap "$boot" --server-pid "$pid" | record server="$server" rep="$rep"
+}
+
+server_totals() {  # rep: peak RSS of each server over the whole run
+  local server pid
+  for server in weir mock; do
+    if [[ $server == weir ]]; then pid=$WEIR_PID; else pid=$MOCK_PID; fi
+    echo "RESULT phase=server_total hwm_kb=$(awk '/VmHWM/{print $2}' /proc/$pid/status)" \
+      "rss_kb=$(awk '/VmRSS/{print $2}' /proc/$pid/status)" \
+      "cpu_s=$(awk -v t="$(getconf CLK_TCK)" '{sub(/.*\) /,""); split($0,f," "); print (f[12]+f[13])/t}' /proc/$pid/stat)" \
+      "server=$server rep=$1" | tee -a "$RESULTS"
+  done
+}
+
+echo "RESULT phase=env nproc=$(nproc) loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" \
+  "cpu=\"$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1 | tr ' ' '_')\" date=$(date -u +%FT%TZ)" | tee -a "$RESULTS"
+
+# --- client phases, REPS times; Weir and mock alternate phase by phase --------
+for ((rep = 1; rep <= REPS; rep++)); do
+  echo "== repetition $rep/$REPS (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+  rm -rf "$WORK/data"; mkdir -p "$WORK/data"
+  start_weir "$WORK/data"
+  start_mock
+  for shape in "100 $N100" "1024 $N1K"; do
+    read -r size count <<<"$shape"
+    for acks in 1 all; do
+      for server in weir mock; do
+        bench $server $rep produce --topic "p$size-a$acks-r$rep" --count "$count" --size "$size" --acks $acks \
+          --partitions $PARTITIONS
+      done
+    done
+    for server in weir mock; do
+      # The mock keeps the last 5 MB of each partition: it is read repeatedly
+      # until as many bytes as were produced have been consumed.
+      bench $server $rep consume --topic "p$size-a1-r$rep" --partitions $PARTITIONS --min-bytes $((size * count))
+    done
+  done
+  for server in weir mock; do
+    bench $server $rep latency --topic "lat-r$rep" --rate 1000 --size 1024 --seconds $LAT_S --partitions $PARTITIONS
+  done
+  # Diagnostic, not a target: the same without the producer's 5 ms linger.
+  for server in weir mock; do
+    bench $server $rep latency --topic "lat0-r$rep" --rate 1000 --size 1024 --seconds $LAT_S --partitions $PARTITIONS \
+      --set linger.ms=0 --name latency_linger0
+  done
+  server_totals $rep
+  echo "RESULT phase=load rep=$rep loadavg=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" | tee -a "$RESULTS"
+  stop_pid "$WEIR_PID"; WEIR_PID=""
+  stop_pid "$MOCK_PID"; MOCK_PID=""
+done
+
+# --- start-up and idle memory ----------------------------------------------
+PORT=$(free_port)
+# shellcheck disable=SC2046
+timeout 600 "$BENCH" startup --address 127.0.0.1:$PORT --runs $STARTUP_RUNS --idle-ms 1000 --log "$WORK/weir.log" \
+  --prepare "rm -rf '$WORK/empty'" -- "$WEIR" $(weir_args "$WORK/empty" $PORT) | record server=weir case=empty
+timeout 600 "$BENCH" startup --address stdout --runs $STARTUP_RUNS --idle-ms 1000 --log "$WORK/mock.log" \
+  -- "$MOCK" | record server=mock case=empty
+
+# ~1 GiB of logs: produce, then SIGKILL the broker (page cache not flushed by Weir).
+rm -rf "$WORK/big"
+start_weir "$WORK/big"
+timeout 900 "$BENCH" produce --bootstrap "$WEIR_BOOT" --topic big --count $BIG_MSGS --size 1024 --acks 1 \
+  --partitions $PARTITIONS | record server=weir case=fill
+stop_pid "$WEIR_PID" KILL; WEIR_PID=""
+echo "RESULT phase=log_size bytes=$(du -sb "$WORK/big" | cut -f1) server=weir" | tee -a "$RESULTS"
+
+# After SIGKILL: each run starts from a fresh copy of the killed directory.
+# shellcheck disable=SC2046
+timeout 1800 "$BENCH" startup --address 127.0.0.1:$PORT --runs $STARTUP_RUNS --stop kill --log "$WORK/weir.log" \
+  --prepare "rm -rf '$WORK/run' && cp -a '$WORK/big' '$WORK/run'" \
+  -- "$WEIR" $(weir_args "$WORK/run" $PORT) | record server=weir case=sigkill
+# After SIGTERM: one recovering start stopped cleanly, then the timed runs.
+rm -rf "$WORK/run"; cp -a "$WORK/big" "$WORK/run"
+# shellcheck disable=SC2046
+timeout 600 "$BENCH" startup --address 127.0.0.1:$PORT --runs 1 --stop term --log "$WORK/weir.log" \
+  -- "$WEIR" $(weir_args "$WORK/run" $PORT) >/dev/null
+# shellcheck disable=SC2046
+timeout 600 "$BENCH" startup --address 127.0.0.1:$PORT --runs $STARTUP_RUNS --stop term --log "$WORK/weir.log" \
+  -- "$WEIR" $(weir_args "$WORK/run" $PORT) | record server=weir case=sigterm
+
+echo "RESULT phase=env loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" | tee -a "$RESULTS"
+
+# --- table -----------------------------------------------------------------
+python3 - "$RESULTS" <<'PY' | tee "$TABLE"
+import statistics, sys
+
+rows = []
+for line in open(sys.argv[1]):
+    if not line.startswith("RESULT"):
+        continue
+    d = {}
+    for kv in line.split()[1:]:
+        k, _, v = kv.partition("=")
+        d[k] = v
+    rows.append(d)
+
+def pick(**want):
+    return [r for r in rows if all(r.get(k) == v for k, v in want.items())]
+
+def med(vals):
+    vals = [float(v) for v in vals]
+    return statistics.median(vals) if vals else float("nan")
+
+def m(field, **want):
+    return med(r[field] for r in pick(**want) if field in r)
+
+def per_gb(**want):  # server CPU seconds per 10^9 payload bytes, median over reps
+    return med(float(r["server_cpu_s"]) / (float(r["payload_bytes"]) / 1e9) for r in pick(**want))
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if b else "n/a"
+
+def fmt(v, digits=0):
+    return f"{v:,.{digits}f}"
+
+env = pick(phase="env")
+print(f"nproc {env[0]['nproc']}, CPU {env[0]['cpu'].strip(chr(34)).replace('_', ' ')}, {env[0]['date']}, "
+      f"load average at start {env[0]['loadavg_start']}, at end {env[-1].get('loadavg_end', '?')}; "
+      f"medians of {len(pick(phase='server_total', server='weir'))} repetitions\n")
+
+print("| Phase | Weir msgs/s | Weir MB/s | mock msgs/s | mock MB/s | Weir/mock | Weir CPU s/GB | mock CPU s/GB | Weir/mock |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+phases = []
+for size in ("100", "1024"):
+    for acks in ("1", "all"):
+        phases.append((f"produce {size} B acks={acks}", dict(phase="produce", size=size, acks=acks)))
+for size, name in (("100", "100 B"), ("1024", "1 KiB")):
+    phases.append((f"consume {name}", dict(phase="consume", topic_size=size)))
+for r in rows:  # consume lines carry no size: derive it from bytes per message
+    if r.get("phase") == "consume":
+        r["topic_size"] = "100" if float(r["payload_bytes"]) / float(r["msgs"]) < 500 else "1024"
+for label, want in phases:
+    w = m("msgs_per_s", server="weir", **want); k = m("msgs_per_s", server="mock", **want)
+    wb = m("mb_per_s", server="weir", **want); kb = m("mb_per_s", server="mock", **want)
+    wc = per_gb(server="weir", **want); kc = per_gb(server="mock", **want)
+    print(f"| {label} | {fmt(w)} | {fmt(wb, 1)} | {fmt(k)} | {fmt(kb, 1)} | {ratio(w, k)} | {fmt(wc, 2)} | {fmt(kc, 2)} | {ratio(wc, kc)} |")
+
+print()
+print("| End-to-end latency, 1,000 msg/s x 1 KiB | Weir p50 / p99 / p99.9 ms | mock p50 / p99 / p99.9 ms | Weir CPU s | mock CPU s |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for label, phase in (("librdkafka defaults (target)", "latency"), ("linger.ms=0 (diagnostic)", "latency_linger0")):
+    cells = []
+    for server in ("weir", "mock"):
+        cells.append(" / ".join(fmt(m(f, phase=phase, server=server), 2) for f in ("p50_ms", "p99_ms", "p999_ms")))
+    cpu = [fmt(m("server_cpu_s", phase=phase, server=s), 2) for s in ("weir", "mock")]
+    print(f"| {label} | {cells[0]} | {cells[1]} | {cpu[0]} | {cpu[1]} |")
+
+print()
+print("| Start-up and memory | Weir | mock |")
+print("| --- | ---: | ---: |")
+print(f"| start-up to first Metadata answer, empty (median ms) | {fmt(m('median_ms', phase='startup', server='weir', case='empty'), 1)} | {fmt(m('median_ms', phase='startup', server='mock', case='empty'), 1)} |")
+size = m("bytes", phase="log_size")
+print(f"| start-up with {size / 2**30:.2f} GiB of logs after SIGTERM (median ms) | {fmt(m('median_ms', phase='startup', case='sigterm'), 1)} | n/a |")
+print(f"| start-up with {size / 2**30:.2f} GiB of logs after SIGKILL (median ms) | {fmt(m('median_ms', phase='startup', case='sigkill'), 1)} | n/a |")
+print(f"| idle RSS after start-up (median MB) | {fmt(m('median_idle_rss_kb', phase='startup', server='weir', case='empty') / 1024, 1)} | {fmt(m('median_idle_rss_kb', phase='startup', server='mock', case='empty') / 1024, 1)} |")
+print(f"| peak RSS (VmHWM) over one repetition (median MB) | {fmt(m('hwm_kb', phase='server_total', server='weir') / 1024, 1)} | {fmt(m('hwm_kb', phase='server_total', server='mock') / 1024, 1)} |")
+print(f"| CPU over one repetition (median s) | {fmt(m('cpu_s', phase='server_total', server='weir'), 1)} | {fmt(m('cpu_s', phase='server_total', server='mock'), 1)} |")
+PY
+echo "raw results: $RESULTS, table: $TABLE" >&2

@@ -1,0 +1,90 @@
+// Committed offsets survive broker restarts: a new member resumes where the
+// group left off, and a running member carries on across the restart.
+#include "0010_group_consumer.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/admin.h"
+#include "harness/broker_process.h"
+
+namespace weir::compat {
+namespace {
+
+using namespace std::chrono_literals;
+using group::ConsumerProcess;
+
+constexpr int kPartitions = 4;
+
+BrokerOptions group_broker() {
+    BrokerOptions o;
+    o.overrides = {{"group.initial.rebalance.delay.ms", "0"},
+                   {"group.min.session.timeout.ms", "500"},
+                   {"offsets.topic.num.partitions", "4"}};
+    return o;
+}
+
+void setup_topic(const BrokerProcess& broker, const std::string& topic) {
+    Admin admin(broker.bootstrap());
+    auto r = admin.create_topic(topic, kPartitions);
+    ASSERT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
+}
+
+void produce(const BrokerProcess& broker, const std::string& topic, int count, const std::string& tag) {
+    std::vector<OutMessage> out;
+    for (int i = 0; i < count; ++i)
+        out.push_back({topic, i % kPartitions, std::nullopt, tag + "-" + std::to_string(i), {}, 0});
+    for (const auto& d : produce_all(broker.bootstrap(), out, {{"acks", "all"}}))
+        ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
+}
+
+std::int64_t committed_total(const ConsumerProcess& c) {
+    std::int64_t total = 0;
+    for (const auto& [p, o] : c.committed()) total += o;
+    return total;
+}
+
+TEST(GroupOffsets, NewMemberResumesFromTheCommittedOffsetAfterARestart) {
+    BrokerProcess broker(group_broker());
+    broker.start();
+    const std::string topic = "resume";
+    setup_topic(broker, topic);
+    produce(broker, topic, 100, "a");
+    {
+        ConsumerProcess first(broker.bootstrap(), "resumers", topic);
+        ASSERT_TRUE(wait_until([&] { return committed_total(first) == 100; }, 20s)) << first.output();
+        ASSERT_TRUE(first.terminate());
+    }
+    ASSERT_EQ(broker.restart(), 0);
+    produce(broker, topic, 100, "b");
+    ConsumerProcess second(broker.bootstrap(), "resumers", topic);
+    ASSERT_TRUE(wait_until([&] { return second.messages().size() >= 100; }, 20s)) << second.output();
+    std::this_thread::sleep_for(500ms);  // anything re-read would show up by now
+    auto messages = second.messages();
+    EXPECT_EQ(messages.size(), 100u);
+    std::map<int, std::int64_t> first_offset;
+    for (const auto& m : messages) {
+        EXPECT_EQ(m.value.rfind("b-", 0), 0u) << "re-read " << m.value;
+        first_offset.try_emplace(m.partition, m.offset);
+    }
+    for (int p = 0; p < kPartitions; ++p) EXPECT_EQ(first_offset[p], 25) << "partition " << p;
+}
+
+TEST(GroupOffsets, RunningMemberCarriesOnAcrossARestart) {
+    BrokerProcess broker(group_broker());
+    broker.start();
+    const std::string topic = "carry-on";
+    setup_topic(broker, topic);
+    ConsumerProcess member(broker.bootstrap(), "steady", topic);
+    ASSERT_TRUE(wait_until([&] { return member.assignment() && member.assignment()->size() == 4; }, 20s));
+    produce(broker, topic, 100, "a");
+    ASSERT_TRUE(wait_until([&] { return committed_total(member) == 100; }, 20s)) << member.output();
+    ASSERT_EQ(broker.restart(), 0);
+    produce(broker, topic, 100, "b");
+    ASSERT_TRUE(wait_until([&] { return committed_total(member) == 200; }, 30s)) << member.output();
+    std::set<std::string> seen;
+    for (const auto& m : member.messages()) EXPECT_TRUE(seen.insert(m.value).second) << "consumed twice: " << m.value;
+    EXPECT_EQ(seen.size(), 200u);
+}
+
+}  // namespace
+}  // namespace weir::compat

@@ -1,0 +1,112 @@
+#pragma once
+
+// A small, blocking, bounded-time view of librdkafka's Admin API: just what
+// `weir groups` needs, as value types.
+#include <chrono>
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct rd_kafka_s;
+
+namespace weir::tools {
+
+class AdminError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct TopicPartition {
+    std::string topic;
+    std::int32_t partition = 0;
+    auto operator<=>(const TopicPartition&) const = default;
+};
+
+struct GroupListing {
+    std::string group_id;
+    std::string state;  // Kafka's names: Stable, Empty, ... or Unknown
+    bool simple = false;
+};
+
+struct ListGroupsResult {
+    std::vector<GroupListing> groups;
+    std::vector<std::string> errors;  // brokers that could not answer
+};
+
+struct MemberInfo {
+    std::string consumer_id;
+    std::string client_id;
+    std::string host;
+    std::vector<TopicPartition> assignment;
+};
+
+struct GroupDescription {
+    std::string group_id;
+    std::string state;
+    std::string assignor;
+    std::string coordinator;  // "host:port (id)" or empty
+    std::vector<MemberInfo> members;
+};
+
+struct Watermarks {
+    std::int64_t low = -1;
+    std::int64_t high = -1;
+};
+
+// Result of one partition in a multi-partition call; error empty when fine.
+struct PartitionError {
+    TopicPartition tp;
+    std::string error;
+};
+
+struct AdminConfig {
+    std::string bootstrap;
+    std::chrono::milliseconds timeout{10'000};
+    std::vector<std::pair<std::string, std::string>> properties;
+    bool verbose = false;
+};
+
+class KafkaAdmin {
+public:
+    explicit KafkaAdmin(AdminConfig config);  // throws AdminError on a bad property
+    ~KafkaAdmin();
+    KafkaAdmin(const KafkaAdmin&) = delete;
+    KafkaAdmin& operator=(const KafkaAdmin&) = delete;
+
+    ListGroupsResult list_groups();
+    // nullopt when the broker does not implement DescribeGroups.
+    std::optional<GroupDescription> describe_group(const std::string& group);
+    // Committed offsets (offset < 0: none). partitions empty: every partition the group has an offset for.
+    std::map<TopicPartition, std::int64_t> committed_offsets(const std::string& group,
+                                                             const std::vector<TopicPartition>& partitions);
+    // Per-partition failures (empty: all committed). Throws if the request as a whole failed.
+    std::vector<PartitionError> alter_offsets(const std::string& group,
+                                              const std::map<TopicPartition, std::int64_t>& offsets);
+    void delete_group(const std::string& group);
+
+    std::map<std::string, std::vector<std::int32_t>> topic_partitions();  // every topic, sorted partitions
+    Watermarks watermarks(const TopicPartition& tp);
+    // First offset whose timestamp >= timestamp_ms; -1 where there is none.
+    std::map<TopicPartition, std::int64_t> offsets_for_time(const std::vector<TopicPartition>& partitions,
+                                                            std::int64_t timestamp_ms);
+
+private:
+    struct HandleDeleter {
+        void operator()(rd_kafka_s* rk) const;
+    };
+    using Handle = std::unique_ptr<rd_kafka_s, HandleDeleter>;
+
+    Handle make_handle() const;
+    rd_kafka_s* client() const;  // throws once the handle was given up after a stuck call
+
+    AdminConfig config_;
+    Handle rk_;
+};
+
+}  // namespace weir::tools
