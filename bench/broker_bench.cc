@@ -7,6 +7,8 @@
 //   broker_bench latency --bootstrap H:P --topic T [--rate 1000 --size 1024 --seconds 20 --warmup 2] [--server-pid PID]
 //   broker_bench startup --address H:P|stdout [--runs 5 --stop term|kill --idle-ms MS --prepare CMD --log F] -- server argv...
 //
+// Common: --partitions N (4), --name PHASE (label of the RESULT line),
+// --set k=v,k=v (extra producer settings, diagnostics only).
 // Every subcommand prints one "RESULT k=v ..." line (startup: one per run too).
 #include <fmt/core.h>
 

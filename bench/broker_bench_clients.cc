@@ -111,14 +111,14 @@ int run_produce(const Args& a) {
                                              counts.failed.load(),
                                              rd_kafka_err2str(static_cast<rd_kafka_resp_err_t>(counts.first_error.load()))));
     const double bytes = static_cast<double>(count) * static_cast<double>(size);
-    r.add("phase", "produce")
+    r.add("phase", a.str("name", "produce"))
         .add("msgs", count)
         .add("size", static_cast<std::int64_t>(size))
         .add("acks", a.str("acks", "1"))
         .add("elapsed_s", elapsed)
         .add("msgs_per_s", static_cast<double>(count) / elapsed)
         .add("mb_per_s", bytes / elapsed / 1e6)
-        .add("payload_bytes", bytes)
+        .add("payload_bytes", static_cast<std::int64_t>(bytes))
         .add("queue_full_waits", queue_full);
     r.print();
     return 0;
@@ -133,6 +133,8 @@ int run_consume(const Args& a) {
     const int partitions = static_cast<int>(a.num("partitions", 4));
     const double min_bytes = static_cast<double>(a.num("min-bytes", 0));
     auto settings = base_settings(a);
+    // librdkafka's assign() needs a group handle; no group is joined.
+    settings.emplace_back("group.id", "broker-bench-" + topic);
     settings.emplace_back("enable.auto.commit", "false");
     settings.emplace_back("enable.auto.offset.store", "false");
     settings.emplace_back("enable.partition.eof", "true");
@@ -205,14 +207,14 @@ int run_consume(const Args& a) {
         check(rd_kafka_query_watermark_offsets(rk.get(), topic.c_str(), p, &lo, &hi, 10000), "watermarks");
         retained += hi - lo;
     }
-    r.add("phase", "consume")
+    r.add("phase", a.str("name", "consume"))
         .add("msgs", msgs)
         .add("passes", passes)
         .add("retained_msgs", retained)
         .add("elapsed_s", elapsed)
         .add("msgs_per_s", static_cast<double>(msgs) / elapsed)
         .add("mb_per_s", bytes / elapsed / 1e6)
-        .add("payload_bytes", bytes);
+        .add("payload_bytes", static_cast<std::int64_t>(bytes));
     r.print();
     rd_kafka_consumer_close(rk.get());
     return 0;
@@ -241,7 +243,9 @@ int run_latency(const Args& a) {
     DeliveryCounts counts;
     auto producer = make_client(RD_KAFKA_PRODUCER, base_settings(a), install_delivery_callback, &counts);
     wait_for_topic(producer.get(), topic, partitions, kTopicWait);
-    auto consumer_settings = base_settings(a);
+    // --set is for the producer (the linger diagnostic); the consumer keeps defaults.
+    std::vector<std::pair<std::string, std::string>> consumer_settings{{"bootstrap.servers", a.str("bootstrap")}};
+    consumer_settings.emplace_back("group.id", "broker-bench-" + topic);  // needed by assign(), not a tuning
     auto consumer = make_client(RD_KAFKA_CONSUMER, consumer_settings);
     check(rd_kafka_assign(consumer.get(), all_partitions(topic, partitions, RD_KAFKA_OFFSET_BEGINNING).get()), "assign");
 

@@ -1,4 +1,5 @@
-// The `weir` binary: `weir serve [server.properties] [--override k=v]...`.
+// The `weir` binary: `weir serve [server.properties] [--override k=v]...` runs a broker;
+// `weir groups ...` administers consumer groups on any Kafka cluster.
 #include <cstdio>
 #include <iostream>
 
@@ -7,6 +8,7 @@
 #include "broker/config/config_error.h"
 #include "broker/server/broker.h"
 #include "coordinator/group_coordinator.h"
+#include "coordinator/tools/groups_cli.h"
 
 int main(int argc, char** argv) {
     using namespace weir;
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
             std::cout << config::version_text();
             return 0;
         case config::CommandLine::Command::Other:
+            if (cl.subcommand == "groups") return tools::groups_main(cl.args);
             std::cerr << "weir: unknown command '" << cl.subcommand << "'\n\n" << config::usage_text();
             return 2;
         case config::CommandLine::Command::Serve:

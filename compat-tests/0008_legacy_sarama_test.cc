@@ -145,7 +145,9 @@ TEST_F(Sarama, ReadsLibrdkafkaRecordsDownConverted) {
     for (int i = 10; i < 60; ++i) {
         v2.push_back({topic_, 0, "key-" + std::to_string(i), "rdk-value-" + std::to_string(i), {{"h", "x"}}, kBase + i});
     }
-    for (const auto& d : produce_all(broker_.bootstrap(), v2, {{"compression.codec", "lz4"}})) {
+    // gzip: an 0.8 client cannot read lz4 in magic 0, since Kafka (and Weir) write
+    // its LZ4 frames with the broken header checksum of KAFKA-1493 there.
+    for (const auto& d : produce_all(broker_.bootstrap(), v2, {{"compression.codec", "gzip"}})) {
         ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
     }
 

@@ -91,7 +91,7 @@ TEST_P(KafkaPython, ProduceAndConsume) {
             const auto& h = c.at("headers").as_array();
             ASSERT_EQ(h.size(), 2u);
             EXPECT_EQ(h[0].as_array()[1].as_string(), "hv-" + std::to_string(i));
-            EXPECT_TRUE(h[1].as_array()[1].is_null());
+            EXPECT_EQ(h[1].as_array()[1].as_string(), "") << "kafka-python sends no null header values";
         }
     }
     if (end_offset) {

@@ -109,13 +109,22 @@ TEST(ConsumerGroup, KilledMemberIsReplacedAfterItsSessionTimeout) {
     ASSERT_TRUE(wait_until([&] { return group::balanced(both, kPartitions, {2, 2}); }, 20s)) << group::describe(both);
     produce(broker, topic, 200, "a");
     ASSERT_TRUE(wait_until([&] { return values(both).size() == 200; }, 20s));
+    // Every commit answered: the victim is idle when it dies.
+    auto group_committed = [&] {
+        auto c = victim.committed();
+        for (const auto& [p, o] : survivor.committed()) c[p] = std::max(c[p], o);
+        return c;
+    };
+    ASSERT_TRUE(wait_until([&] {
+        std::int64_t total = 0;
+        for (const auto& [p, o] : group_committed()) total += o;
+        return total == 200;
+    }, 20s));
     auto victim_partitions = *victim.assignment();
     victim.kill();
     auto killed_at = std::chrono::steady_clock::now();
     auto seen_before_kill = survivor.messages().size();
-    // What the group had committed for the victim's partitions.
-    auto committed = victim.committed();
-    for (const auto& [p, o] : survivor.committed()) committed[p] = std::max(committed[p], o);
+    auto committed = group_committed();
 
     std::vector<const ConsumerProcess*> one{&survivor};
     ASSERT_TRUE(wait_until([&] { return group::balanced(one, kPartitions, {4}); }, 20s)) << group::describe(one);

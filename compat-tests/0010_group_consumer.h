@@ -17,6 +17,7 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>

@@ -109,8 +109,9 @@ std::string usage_text() {
   std::ostringstream out;
   out << "Usage: weir <command> [options]\n\n"
          "Commands:\n"
-         "  serve [server.properties] [--override key=value]...   Run the broker\n\n"
-      << global_options() << "\nRun 'weir serve --help' for the broker's settings.\n";
+         "  serve [server.properties] [--override key=value]...   Run the broker\n"
+         "  groups <list|describe|reset-offsets|delete> ...        Administer consumer groups\n\n"
+      << global_options() << "\nRun 'weir serve --help' for the broker's settings, 'weir groups --help' for the group tool.\n";
   return out.str();
 }
 

@@ -65,7 +65,6 @@ std::unique_ptr<RdKafka::Conf> make_conf(const std::string& bootstrap, const Con
         {"socket.timeout.ms", "10000"},
         {"reconnect.backoff.ms", "20"},
         {"reconnect.backoff.max.ms", "500"},
-        {"retry.backoff.ms", "50"},
         {"log.connection.close", "false"},
     };
     for (const auto& [k, v] : defaults) {
@@ -93,7 +92,7 @@ void Producer::DrCb::dr_cb(RdKafka::Message& message) {
 }
 
 Producer::Producer(const std::string& bootstrap, const ConfigMap& extra) {
-    ConfigMap merged{{"message.timeout.ms", "20000"}, {"linger.ms", "5"}};
+    ConfigMap merged{{"message.timeout.ms", "20000"}, {"linger.ms", "5"}, {"retry.backoff.ms", "50"}};
     for (const auto& [k, v] : extra) merged[k] = v;
     auto conf = make_conf(bootstrap, merged);
     dr_cb_.self = this;

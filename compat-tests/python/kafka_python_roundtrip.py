@@ -30,7 +30,7 @@ def main():
     for i in range(count):
         futures.append(producer.send(
             topic, partition=0, key=b"key-%d" % i, value=b"py-value-%d" % i,
-            headers=[("h", b"hv-%d" % i), ("null", None)] if with_headers else None,
+            headers=[("h", b"hv-%d" % i), ("empty", b"")] if with_headers else None,
             timestamp_ms=BASE_TS + i if with_ts else None))
     producer.flush(timeout=15)
     for f in futures:

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <ctime>
-#include <limits>
 
 #include <fmt/format.h>
 
 namespace weir::tools {
 
 namespace {
+
+constexpr std::int64_t kMaxTimeoutMs = 86'400'000;  // a day; keeps every derived wait within an int
 
 template <typename Int>
 std::optional<Int> to_int(std::string_view text) {
@@ -23,7 +24,8 @@ std::optional<Int> to_int(std::string_view text) {
 std::int64_t parse_offset(std::string_view flag, std::string_view text, bool allow_negative) {
     auto value = to_int<std::int64_t>(text);
     if (!value || (!allow_negative && *value < 0))
-        throw UsageError(fmt::format("{} expects {}, got '{}'", flag, allow_negative ? "an integer" : "an offset >= 0", text));
+        throw UsageError(
+            fmt::format("{} expects {}, got '{}'", flag, allow_negative ? "an integer" : "an offset >= 0", text));
     return *value;
 }
 
@@ -63,7 +65,8 @@ GroupsAction parse_action(std::string_view word) {
 }
 
 void set_reset(GroupsOptions& o, ResetSpec spec) {
-    if (o.reset) throw UsageError("give only one of --to-earliest, --to-latest, --to-offset, --to-datetime, --shift-by");
+    if (o.reset)
+        throw UsageError("give only one of --to-earliest, --to-latest, --to-offset, --to-datetime, --shift-by");
     o.reset = spec;
 }
 
@@ -73,12 +76,17 @@ void validate(GroupsOptions& o, bool saw_dry_run, bool saw_reset_only_flag) {
     if (!needs_group && !o.group.empty()) throw UsageError("list takes no GROUP");
     if (o.show_state && o.action != GroupsAction::List) throw UsageError("--state only applies to list");
     if (o.action != GroupsAction::ResetOffsets) {
-        if (saw_reset_only_flag) throw UsageError("--to-*, --shift-by, --all-topics, --execute and --dry-run only apply to reset-offsets");
-        if (!o.topics.empty() && o.action != GroupsAction::Describe) throw UsageError("--topic only applies to describe and reset-offsets");
+        if (saw_reset_only_flag)
+            throw UsageError("--to-*, --shift-by, --all-topics, --execute and --dry-run only apply to reset-offsets");
+        if (!o.topics.empty() && o.action != GroupsAction::Describe)
+            throw UsageError("--topic only applies to describe and reset-offsets");
         return;
     }
-    if (!o.reset) throw UsageError("reset-offsets needs one of --to-earliest, --to-latest, --to-offset, --to-datetime, --shift-by");
-    if (o.topics.empty() == !o.all_topics) throw UsageError("reset-offsets needs either --topic (repeatable) or --all-topics");
+    if (!o.reset)
+        throw UsageError(
+            "reset-offsets needs one of --to-earliest, --to-latest, --to-offset, --to-datetime, --shift-by");
+    if (o.topics.empty() == !o.all_topics)
+        throw UsageError("reset-offsets needs either --topic (repeatable) or --all-topics");
     if (o.execute && saw_dry_run) throw UsageError("--execute and --dry-run exclude each other");
 }
 
@@ -131,8 +139,8 @@ GroupsOptions parse_groups_args(const std::vector<std::string>& args) {
         } else if (flag == "--timeout-ms" || flag == "--timeout") {
             const auto text = value();
             auto ms = to_int<std::int64_t>(text);
-            if (!ms || *ms <= 0 || *ms > std::numeric_limits<std::int32_t>::max())
-                throw UsageError(fmt::format("{} expects a positive number of milliseconds, got '{}'", flag, text));
+            if (!ms || *ms <= 0 || *ms > kMaxTimeoutMs)
+                throw UsageError(fmt::format("{} expects milliseconds in 1..{}, got '{}'", flag, kMaxTimeoutMs, text));
             o.timeout = std::chrono::milliseconds(*ms);
         } else if (flag == "-X" || flag == "--property") {
             o.client_properties.push_back(parse_property(value()));

@@ -37,8 +37,8 @@ struct GroupsOptions {
     std::string bootstrap = "127.0.0.1:9092";
     std::chrono::milliseconds timeout{10'000};
     std::vector<std::pair<std::string, std::string>> client_properties;  // -X key=value, in order
-    bool verbose = false;    // let librdkafka log to stderr
-    bool show_state = false; // list --state
+    bool verbose = false;                                                // let librdkafka log to stderr
+    bool show_state = false;                                             // list --state
     std::string group;
     std::vector<TopicSelection> topics;  // reset-offsets scope, or a describe filter
     bool all_topics = false;

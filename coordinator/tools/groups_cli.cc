@@ -18,15 +18,21 @@ constexpr int kOk = 0;
 constexpr int kFailed = 1;
 constexpr int kUsage = 2;
 
+// A failure that is about the request, not about reaching the broker.
+class CommandError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 constexpr std::string_view kNoDescribeGroups =
     "the broker does not support DescribeGroups, so the group's state and members are unknown";
 
-std::vector<TopicPartition> resolve_topics(KafkaAdmin& admin, const std::vector<TopicSelection>& topics) {
+std::vector<TopicPartition> resolve_topics(GroupAdmin& admin, const std::vector<TopicSelection>& topics) {
     const auto all = admin.topic_partitions();
     std::set<TopicPartition> out;
     for (const auto& sel : topics) {
         auto it = all.find(sel.topic);
-        if (it == all.end()) throw AdminError(fmt::format("topic '{}' does not exist", sel.topic));
+        if (it == all.end()) throw CommandError(fmt::format("topic '{}' does not exist", sel.topic));
         const auto& existing = it->second;
         if (sel.partitions.empty()) {
             for (auto p : existing) out.insert({sel.topic, p});
@@ -34,16 +40,18 @@ std::vector<TopicPartition> resolve_topics(KafkaAdmin& admin, const std::vector<
         }
         for (auto p : sel.partitions) {
             if (!std::binary_search(existing.begin(), existing.end(), p))
-                throw AdminError(fmt::format("topic '{}' has no partition {}", sel.topic, p));
+                throw CommandError(fmt::format("topic '{}' has no partition {}", sel.topic, p));
             out.insert({sel.topic, p});
         }
     }
     return {out.begin(), out.end()};
 }
 
-int do_list(KafkaAdmin& admin, const GroupsOptions& o, std::ostream& out, std::ostream& err) {
+int do_list(GroupAdmin& admin, const GroupsOptions& o, std::ostream& out, std::ostream& err) {
     const auto result = admin.list_groups();
-    for (const auto& e : result.errors) err << "Warning: a broker could not list its groups: " << e << '\n';
+    // Some brokers answering still gives a (partial) list; none answering is a failure.
+    const char* level = result.groups.empty() ? "Error" : "Warning";
+    for (const auto& e : result.errors) err << level << ": could not list groups: " << e << '\n';
     if (o.show_state) {
         std::vector<std::vector<std::string>> rows;
         for (const auto& g : result.groups) rows.push_back({g.group_id, g.state});
@@ -54,14 +62,14 @@ int do_list(KafkaAdmin& admin, const GroupsOptions& o, std::ostream& out, std::o
     return result.errors.empty() ? kOk : kFailed;
 }
 
-int do_describe(KafkaAdmin& admin, const GroupsOptions& o, std::ostream& out, std::ostream& err) {
+int do_describe(GroupAdmin& admin, const GroupsOptions& o, std::ostream& out, std::ostream& err) {
     const auto group = admin.describe_group(o.group);
     if (!group) err << "Warning: " << kNoDescribeGroups << ".\n";
 
     std::vector<std::string> topic_filter;
     for (const auto& sel : o.topics) topic_filter.push_back(sel.topic);
-    const auto committed = admin.committed_offsets(o.group, o.topics.empty() ? std::vector<TopicPartition>{}
-                                                                              : resolve_topics(admin, o.topics));
+    const auto committed = admin.committed_offsets(
+        o.group, o.topics.empty() ? std::vector<TopicPartition>{} : resolve_topics(admin, o.topics));
     const bool any_committed =
         std::any_of(committed.begin(), committed.end(), [](const auto& kv) { return kv.second >= 0; });
     if ((!group || group->state == "Dead") && !any_committed) {
@@ -91,7 +99,7 @@ int do_describe(KafkaAdmin& admin, const GroupsOptions& o, std::ostream& out, st
     return kOk;
 }
 
-int do_reset(KafkaAdmin& admin, const GroupsOptions& o, std::ostream& out, std::ostream& err) {
+int do_reset(GroupAdmin& admin, const GroupsOptions& o, std::ostream& out, std::ostream& err) {
     const auto group = admin.describe_group(o.group);
     if (!group) {
         err << "Warning: " << kNoDescribeGroups << "; the broker itself rejects the commit if the group is active.\n";
@@ -107,7 +115,8 @@ int do_reset(KafkaAdmin& admin, const GroupsOptions& o, std::ostream& out, std::
         for (const auto& [tp, offset] : committed)
             if (offset >= 0) tps.push_back(tp);
         if (tps.empty()) {
-            err << "Error: consumer group '" << o.group << "' has no committed offsets, so --all-topics selects nothing.\n";
+            err << "Error: consumer group '" << o.group
+                << "' has no committed offsets, so --all-topics selects nothing.\n";
             return kFailed;
         }
     } else {
@@ -147,20 +156,16 @@ int do_reset(KafkaAdmin& admin, const GroupsOptions& o, std::ostream& out, std::
     return failures.empty() ? kOk : kFailed;
 }
 
-int do_delete(KafkaAdmin& admin, const GroupsOptions& o, std::ostream& out, std::ostream& err) {
-    try {
-        admin.delete_group(o.group);
-    } catch (const AdminError& e) {
-        err << "Error: Deletion of consumer group '" << o.group << "' failed: " << e.what() << '\n';
-        return kFailed;
-    }
+int do_delete(GroupAdmin& admin, const GroupsOptions& o, std::ostream& out) {
+    admin.delete_group(o.group);
     out << "Deletion of requested consumer groups ('" << o.group << "') was successful.\n";
     return kOk;
 }
 
 }  // namespace
 
-int run_groups(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run_groups(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+               const AdminFactory& admin_factory) {
     GroupsOptions o;
     try {
         o = parse_groups_args(args);
@@ -173,7 +178,10 @@ int run_groups(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kOk;
     }
     try {
-        KafkaAdmin admin({o.bootstrap, o.timeout, o.client_properties, o.verbose});
+        const AdminConfig config{o.bootstrap, o.timeout, o.client_properties, o.verbose};
+        std::unique_ptr<GroupAdmin> client =
+            admin_factory ? admin_factory(config) : std::make_unique<KafkaAdmin>(config);
+        GroupAdmin& admin = *client;
         switch (o.action) {
             case GroupsAction::List:
                 return do_list(admin, o, out, err);
@@ -182,12 +190,23 @@ int run_groups(const std::vector<std::string>& args, std::ostream& out, std::ost
             case GroupsAction::ResetOffsets:
                 return do_reset(admin, o, out, err);
             case GroupsAction::Delete:
-                return do_delete(admin, o, out, err);
+                return do_delete(admin, o, out);
             case GroupsAction::Help:
                 break;
         }
+    } catch (const CommandError& e) {
+        err << "Error: " << e.what() << '\n';
+        return kFailed;
     } catch (const AdminError& e) {
-        err << "Error: " << e.what() << " (bootstrap " << o.bootstrap << ", timeout " << o.timeout.count() << " ms)\n";
+        // librdkafka's own errors ("Local: Timed out", "Local: Broker transport failure") usually
+        // mean the broker was not reached: say where we looked and for how long.
+        err << "Error: " << e.what();
+        if (std::string_view(e.what()).find("Local: ") != std::string_view::npos)
+            err << " (bootstrap " << o.bootstrap << ", timeout " << o.timeout.count() << " ms)";
+        err << '\n';
+        return kFailed;
+    } catch (const std::exception& e) {
+        err << "Error: " << e.what() << '\n';
         return kFailed;
     }
     return kOk;

@@ -45,7 +45,8 @@ std::vector<DescribeRow> describe_rows(const std::optional<GroupDescription>& gr
                 assigned.insert(tp);
                 rows.push_back({tp, known(committed, tp), known(log_end, tp), m.consumer_id, m.host, m.client_id});
             }
-            if (!any && m.assignment.empty()) rows.push_back({std::nullopt, {}, {}, m.consumer_id, m.host, m.client_id});
+            if (!any && m.assignment.empty())
+                rows.push_back({std::nullopt, {}, {}, m.consumer_id, m.host, m.client_id});
         }
     }
     for (const auto& [tp, offset] : committed) {
@@ -99,9 +100,9 @@ std::string format_describe_table(const std::string& group, const std::vector<De
                          or_dash(r.current_offset), or_dash(r.log_end_offset), or_dash(r.lag()), or_dash(r.consumer_id),
                          or_dash(r.host), or_dash(r.client_id)});
     }
-    return format_table({"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
-                         "HOST", "CLIENT-ID"},
-                        cells);
+    return format_table(
+        {"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"},
+        cells);
 }
 
 std::string format_state_table(const GroupDescription& group) {
@@ -112,7 +113,8 @@ std::string format_state_table(const GroupDescription& group) {
 
 std::string format_reset_table(const std::string& group, const std::map<TopicPartition, std::int64_t>& plan) {
     std::vector<std::vector<std::string>> cells;
-    for (const auto& [tp, offset] : plan) cells.push_back({group, tp.topic, std::to_string(tp.partition), std::to_string(offset)});
+    for (const auto& [tp, offset] : plan)
+        cells.push_back({group, tp.topic, std::to_string(tp.partition), std::to_string(offset)});
     return format_table({"GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"}, cells);
 }
 
@@ -128,12 +130,14 @@ ResetTarget reset_target(const ResetSpec& spec, const TopicPartition& tp, const 
         ResetTarget t{wanted, std::nullopt, std::nullopt};
         if (wanted < log.low) {
             t.offset = log.low;
-            t.warning = fmt::format("New offset ({}) is lower than earliest offset for topic partition {}-{}. Value will be set to {}",
-                                    wanted, tp.topic, tp.partition, log.low);
+            t.warning = fmt::format(
+                "New offset ({}) is lower than earliest offset for topic partition {}-{}. Value will be set to {}",
+                wanted, tp.topic, tp.partition, log.low);
         } else if (wanted > log.high) {
             t.offset = log.high;
-            t.warning = fmt::format("New offset ({}) is higher than latest offset for topic partition {}-{}. Value will be set to {}",
-                                    wanted, tp.topic, tp.partition, log.high);
+            t.warning = fmt::format(
+                "New offset ({}) is higher than latest offset for topic partition {}-{}. Value will be set to {}",
+                wanted, tp.topic, tp.partition, log.high);
         }
         return t;
     };
@@ -146,7 +150,8 @@ ResetTarget reset_target(const ResetSpec& spec, const TopicPartition& tp, const 
             return clamp(spec.value);
         case ResetSpec::Kind::ShiftBy:
             if (!current || *current < 0)
-                return {-1, std::nullopt, fmt::format("{}-{} has no committed offset to shift from", tp.topic, tp.partition)};
+                return {-1, std::nullopt,
+                        fmt::format("{}-{} has no committed offset to shift from", tp.topic, tp.partition)};
             return clamp(*current + spec.value);
         case ResetSpec::Kind::Datetime:
             // No record at or after the time: the end of the log, as Kafka does.

@@ -118,10 +118,9 @@ KafkaAdmin::Handle KafkaAdmin::make_handle() const {
 ListGroupsResult KafkaAdmin::list_groups() {
     ListGroupsResult out;
     try {
-        Event ev = run_admin(client(), RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS, config_.timeout, "list groups",
-                             [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
-                                 rd_kafka_ListConsumerGroups(client(), o, q);
-                             });
+        Event ev = run_admin(
+            client(), RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS, config_.timeout, "list groups",
+            [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) { rd_kafka_ListConsumerGroups(client(), o, q); });
         const auto* result = rd_kafka_event_ListConsumerGroups_result(ev.get());
         std::size_t n = 0;
         const rd_kafka_ConsumerGroupListing_t** valid = rd_kafka_ListConsumerGroups_result_valid(result, &n);
@@ -174,8 +173,8 @@ std::optional<GroupDescription> KafkaAdmin::describe_group(const std::string& gr
         g.state = rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupDescription_state(d));
         g.assignor = str_or_empty(rd_kafka_ConsumerGroupDescription_partition_assignor(d));
         if (const rd_kafka_Node_t* node = rd_kafka_ConsumerGroupDescription_coordinator(d)) {
-            g.coordinator =
-                fmt::format("{}:{} ({})", str_or_empty(rd_kafka_Node_host(node)), rd_kafka_Node_port(node), rd_kafka_Node_id(node));
+            g.coordinator = fmt::format("{}:{} ({})", str_or_empty(rd_kafka_Node_host(node)), rd_kafka_Node_port(node),
+                                        rd_kafka_Node_id(node));
         }
         const std::size_t members = rd_kafka_ConsumerGroupDescription_member_count(d);
         for (std::size_t i = 0; i < members; ++i) {
@@ -185,7 +184,8 @@ std::optional<GroupDescription> KafkaAdmin::describe_group(const std::string& gr
                             str_or_empty(rd_kafka_MemberDescription_host(m)),
                             {}};
             const rd_kafka_MemberAssignment_t* a = rd_kafka_MemberDescription_assignment(m);
-            const rd_kafka_topic_partition_list_t* parts = a != nullptr ? rd_kafka_MemberAssignment_partitions(a) : nullptr;
+            const rd_kafka_topic_partition_list_t* parts =
+                a != nullptr ? rd_kafka_MemberAssignment_partitions(a) : nullptr;
             for (int j = 0; parts != nullptr && j < parts->cnt; ++j)
                 info.assignment.push_back({parts->elems[j].topic, parts->elems[j].partition});
             std::sort(info.assignment.begin(), info.assignment.end());
@@ -204,22 +204,23 @@ std::map<TopicPartition, std::int64_t> KafkaAdmin::committed_offsets(const std::
     std::map<TopicPartition, std::int64_t> out;
     try {
         PartitionList list = partitions.empty() ? nullptr : to_list(partitions);
-        Event ev = run_admin(client(), RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, config_.timeout, "fetch committed offsets",
-                             [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
+        Event ev = run_admin(client(), RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, config_.timeout,
+                             "fetch committed offsets", [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
                                  rd_kafka_ListConsumerGroupOffsets_t* req =
                                      rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list.get());
                                  rd_kafka_ListConsumerGroupOffsets(client(), &req, 1, o, q);
                                  rd_kafka_ListConsumerGroupOffsets_destroy(req);
                              });
         std::size_t n = 0;
-        const rd_kafka_group_result_t** groups =
-            rd_kafka_ListConsumerGroupOffsets_result_groups(rd_kafka_event_ListConsumerGroupOffsets_result(ev.get()), &n);
+        const rd_kafka_group_result_t** groups = rd_kafka_ListConsumerGroupOffsets_result_groups(
+            rd_kafka_event_ListConsumerGroupOffsets_result(ev.get()), &n);
         const rd_kafka_topic_partition_list_t* parts =
             rd_kafka_group_result_partitions(single_group(groups, n, "fetch committed offsets"));
         for (int i = 0; parts != nullptr && i < parts->cnt; ++i) {
             const auto& e = parts->elems[i];
             if (e.err != RD_KAFKA_RESP_ERR_NO_ERROR)
-                throw AdminError(fmt::format("fetch committed offsets: {}-{}: {}", e.topic, e.partition, rd_kafka_err2str(e.err)));
+                throw AdminError(
+                    fmt::format("fetch committed offsets: {}-{}: {}", e.topic, e.partition, rd_kafka_err2str(e.err)));
             out[{e.topic, e.partition}] = e.offset < 0 ? -1 : e.offset;
         }
     } catch (const WedgedError&) {
@@ -233,7 +234,8 @@ std::vector<PartitionError> KafkaAdmin::alter_offsets(const std::string& group,
                                                       const std::map<TopicPartition, std::int64_t>& offsets) {
     std::vector<PartitionError> out;
     try {
-        PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(std::max<std::size_t>(offsets.size(), 1))));
+        PartitionList list(
+            rd_kafka_topic_partition_list_new(static_cast<int>(std::max<std::size_t>(offsets.size(), 1))));
         for (const auto& [tp, offset] : offsets)
             rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset = offset;
         Event ev = run_admin(client(), RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, config_.timeout, "commit offsets",
@@ -244,8 +246,8 @@ std::vector<PartitionError> KafkaAdmin::alter_offsets(const std::string& group,
                                  rd_kafka_AlterConsumerGroupOffsets_destroy(req);
                              });
         std::size_t n = 0;
-        const rd_kafka_group_result_t** groups =
-            rd_kafka_AlterConsumerGroupOffsets_result_groups(rd_kafka_event_AlterConsumerGroupOffsets_result(ev.get()), &n);
+        const rd_kafka_group_result_t** groups = rd_kafka_AlterConsumerGroupOffsets_result_groups(
+            rd_kafka_event_AlterConsumerGroupOffsets_result(ev.get()), &n);
         const rd_kafka_topic_partition_list_t* parts =
             rd_kafka_group_result_partitions(single_group(groups, n, "commit offsets"));
         for (int i = 0; parts != nullptr && i < parts->cnt; ++i) {
@@ -263,7 +265,8 @@ void KafkaAdmin::delete_group(const std::string& group) {
     // Own handle for the same reason as describe_group.
     Handle rk = make_handle();
     try {
-        Event ev = run_admin(rk.get(), RD_KAFKA_ADMIN_OP_DELETEGROUPS, config_.timeout, "delete group",
+        const std::string what = fmt::format("Deletion of consumer group '{}' failed", group);
+        Event ev = run_admin(rk.get(), RD_KAFKA_ADMIN_OP_DELETEGROUPS, config_.timeout, what,
                              [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
                                  rd_kafka_DeleteGroup_t* req = rd_kafka_DeleteGroup_new(group.c_str());
                                  rd_kafka_DeleteGroups(rk.get(), &req, 1, o, q);
@@ -276,10 +279,10 @@ void KafkaAdmin::delete_group(const std::string& group) {
             if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0]);
                 e != nullptr && rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE) {
                 (void)rk.release();
-                throw AdminError("the broker does not support DeleteGroups");
+                throw AdminError(what + ": the broker does not support DeleteGroups");
             }
         }
-        single_group(groups, n, "delete group");
+        single_group(groups, n, what);
     } catch (const WedgedError&) {
         (void)rk.release();
         throw;

@@ -72,29 +72,48 @@ struct AdminConfig {
     bool verbose = false;
 };
 
-class KafkaAdmin {
+// What the `weir groups` actions need from a cluster (tests substitute parts of it).
+class GroupAdmin {
+public:
+    virtual ~GroupAdmin() = default;
+
+    virtual ListGroupsResult list_groups() = 0;
+    // nullopt when the broker does not implement DescribeGroups.
+    virtual std::optional<GroupDescription> describe_group(const std::string& group) = 0;
+    // Committed offsets (offset < 0: none). partitions empty: every partition the group has an offset for.
+    virtual std::map<TopicPartition, std::int64_t> committed_offsets(const std::string& group,
+                                                                     const std::vector<TopicPartition>& partitions) = 0;
+    // Per-partition failures (empty: all committed). Throws if the request as a whole failed.
+    virtual std::vector<PartitionError> alter_offsets(const std::string& group,
+                                                      const std::map<TopicPartition, std::int64_t>& offsets) = 0;
+    virtual void delete_group(const std::string& group) = 0;
+
+    virtual std::map<std::string, std::vector<std::int32_t>> topic_partitions() = 0;  // every topic, sorted partitions
+    virtual Watermarks watermarks(const TopicPartition& tp) = 0;
+    // First offset whose timestamp >= timestamp_ms; -1 where there is none.
+    virtual std::map<TopicPartition, std::int64_t> offsets_for_time(const std::vector<TopicPartition>& partitions,
+                                                                    std::int64_t timestamp_ms) = 0;
+};
+
+// GroupAdmin over librdkafka. Every call is bounded by AdminConfig::timeout; all failures throw AdminError.
+class KafkaAdmin final : public GroupAdmin {
 public:
     explicit KafkaAdmin(AdminConfig config);  // throws AdminError on a bad property
-    ~KafkaAdmin();
+    ~KafkaAdmin() override;
     KafkaAdmin(const KafkaAdmin&) = delete;
     KafkaAdmin& operator=(const KafkaAdmin&) = delete;
 
-    ListGroupsResult list_groups();
-    // nullopt when the broker does not implement DescribeGroups.
-    std::optional<GroupDescription> describe_group(const std::string& group);
-    // Committed offsets (offset < 0: none). partitions empty: every partition the group has an offset for.
+    ListGroupsResult list_groups() override;
+    std::optional<GroupDescription> describe_group(const std::string& group) override;
     std::map<TopicPartition, std::int64_t> committed_offsets(const std::string& group,
-                                                             const std::vector<TopicPartition>& partitions);
-    // Per-partition failures (empty: all committed). Throws if the request as a whole failed.
+                                                             const std::vector<TopicPartition>& partitions) override;
     std::vector<PartitionError> alter_offsets(const std::string& group,
-                                              const std::map<TopicPartition, std::int64_t>& offsets);
-    void delete_group(const std::string& group);
-
-    std::map<std::string, std::vector<std::int32_t>> topic_partitions();  // every topic, sorted partitions
-    Watermarks watermarks(const TopicPartition& tp);
-    // First offset whose timestamp >= timestamp_ms; -1 where there is none.
+                                              const std::map<TopicPartition, std::int64_t>& offsets) override;
+    void delete_group(const std::string& group) override;
+    std::map<std::string, std::vector<std::int32_t>> topic_partitions() override;
+    Watermarks watermarks(const TopicPartition& tp) override;
     std::map<TopicPartition, std::int64_t> offsets_for_time(const std::vector<TopicPartition>& partitions,
-                                                            std::int64_t timestamp_ms);
+                                                            std::int64_t timestamp_ms) override;
 
 private:
     struct HandleDeleter {

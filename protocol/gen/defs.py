@@ -161,6 +161,15 @@ def parse_file(path):
 
 
 def parse_text(text, path="<text>"):
+    try:
+        return _parse_text(text, path)
+    except DefError as e:
+        if str(e).startswith(path):
+            raise
+        raise DefError(f"{path}: {e}") from None
+
+
+def _parse_text(text, path):
     messages = []
     # Stack of (indent of the container's fields, container). A field whose
     # next line is indented further defines an inline struct.

@@ -38,9 +38,8 @@ add_custom_command(
   DEPENDS ${WEIR_DEFS} ${WEIR_GEN_DIR}/codegen.py ${WEIR_GEN_DIR}/defs.py
   COMMENT "Generating Kafka message codecs from protocol/defs"
   VERBATIM)
+# For targets outside protocol/ that want the headers without linking weir_protocol.
 add_custom_target(weir_generated_messages DEPENDS ${WEIR_GEN_STAMP})
-set_source_files_properties(${WEIR_GENERATED_SOURCES} ${WEIR_GENERATED_TEST_SOURCES}
-  PROPERTIES OBJECT_DEPENDS ${WEIR_GEN_STAMP})
 
 # Hand-written runtime support and test driver for the generated code.
 list(APPEND WEIR_GENERATED_SOURCES ${WEIR_GEN_DIR}/codec_support.cc)

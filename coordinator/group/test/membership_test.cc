@@ -108,7 +108,7 @@ TEST_F(GroupManagerTest, ProtocolIsVotedAmongThoseAllMembersSupport) {
     auto ja = join_new(a, {{"range", {}}, {"roundrobin", {}}, {"sticky", {}}});
     join_new(b, {{"roundrobin", {}}, {"range", {}}, {"sticky", {}}});
     join_new(c, {{"roundrobin", {}}, {"sticky", {}}});
-    advance(3000);
+    finish_initial_join();
     // Candidates: roundrobin, sticky; votes: roundrobin x3.
     EXPECT_EQ(join_result(ja).protocol_name, "roundrobin");
 }
@@ -118,7 +118,7 @@ TEST_F(GroupManagerTest, MembersGetTheLeadersAssignment) {
     auto ja = join_new(a);
     auto jb = join_new(b);
     auto jc = join_new(c);
-    advance(3000);
+    finish_initial_join();
     ASSERT_EQ(join_result(ja).leader, a);
     auto gen = join_result(jb).generation_id;
     auto sb = sync(b, gen);
@@ -251,7 +251,7 @@ TEST_F(GroupManagerTest, BatchedLeaveByInstanceId) {
     auto b = join_request("", "instance-b");
     auto ja = join(a);
     auto jb = join(b);
-    advance(3000);
+    finish_initial_join();
     auto gen = join_result(ja).generation_id;
     sync(join_result(jb).member_id, gen);
     sync(join_result(ja).member_id, gen, {});
@@ -303,7 +303,7 @@ TEST_F(GroupManagerTest, MemberThatNeverSyncsIsRemoved) {
     std::string a, b;
     auto ja = join_new(a);
     join_new(b);
-    advance(3000);
+    finish_initial_join();
     auto gen = join_result(ja).generation_id;
     auto sa = sync(a, gen, {{a, bytes("A")}, {b, bytes("B")}});
     EXPECT_EQ(sync_result(sa).error, ErrorCode::none);
@@ -352,7 +352,7 @@ TEST_F(GroupManagerTest, FailedStoreFailsTheSyncAndRebalances) {
     std::string a, b;
     auto ja = join_new(a);
     join_new(b);
-    advance(3000);
+    finish_initial_join();
     auto gen = join_result(ja).generation_id;
     auto sb = sync(b, gen);
     auto sa = sync(a, gen, {{a, bytes("A")}, {b, bytes("B")}});

@@ -12,7 +12,7 @@ protected:
     std::pair<std::string, std::string> stable_static_group() {
         auto ja = join(join_request("", "a"));
         auto jb = join(join_request("", "b"));
-        advance(3000);
+        finish_initial_join();
         auto a = join_result(ja).member_id;
         auto b = join_result(jb).member_id;
         auto gen = join_result(ja).generation_id;

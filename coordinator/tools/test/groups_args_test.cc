@@ -22,8 +22,8 @@ TEST(GroupsArgs, ListWithDefaults) {
 }
 
 TEST(GroupsArgs, GlobalOptionsAnywhereAndInlineValues) {
-    const auto o = parse_groups_args(
-        {"--bootstrap-server", "h1:9093,h2:9093", "describe", "--timeout-ms=2500", "g1", "-X", "security.protocol=SSL", "-Xa=b=c"});
+    const auto o = parse_groups_args({"--bootstrap-server", "h1:9093,h2:9093", "describe", "--timeout-ms=2500", "g1",
+                                      "-X", "security.protocol=SSL", "-Xa=b=c"});
     EXPECT_EQ(o.action, GroupsAction::Describe);
     EXPECT_EQ(o.group, "g1");
     EXPECT_EQ(o.bootstrap, "h1:9093,h2:9093");
@@ -49,7 +49,8 @@ TEST(GroupsArgs, ResetOffsetsVariants) {
     EXPECT_EQ(o.topics[0].topic, "t");
     EXPECT_TRUE(o.topics[0].partitions.empty());
 
-    o = parse_groups_args({"reset-offsets", "g", "--topic", "t:2,0,2", "--topic", "u", "--to-offset", "42", "--execute"});
+    o = parse_groups_args(
+        {"reset-offsets", "g", "--topic", "t:2,0,2", "--topic", "u", "--to-offset", "42", "--execute"});
     EXPECT_EQ(o.reset->kind, ResetSpec::Kind::Offset);
     EXPECT_EQ(o.reset->value, 42);
     EXPECT_TRUE(o.execute);
@@ -95,10 +96,10 @@ TEST(GroupsArgs, UsageErrors) {
         {"delete", "g", "--topic", "t"},
         {"list", "--topic", "t"},
         {"describe", "g", "--state"},
-        {"reset-offsets", "g", "--topic", "t"},                                     // no target
-        {"reset-offsets", "g", "--to-earliest"},                                    // no scope
-        {"reset-offsets", "g", "--topic", "t", "--all-topics", "--to-earliest"},    // two scopes
-        {"reset-offsets", "g", "--topic", "t", "--to-earliest", "--to-latest"},     // two targets
+        {"reset-offsets", "g", "--topic", "t"},                                   // no target
+        {"reset-offsets", "g", "--to-earliest"},                                  // no scope
+        {"reset-offsets", "g", "--topic", "t", "--all-topics", "--to-earliest"},  // two scopes
+        {"reset-offsets", "g", "--topic", "t", "--to-earliest", "--to-latest"},   // two targets
         {"reset-offsets", "g", "--topic", "t", "--to-earliest", "--execute", "--dry-run"},
         {"reset-offsets", "g", "--topic", "t", "--to-offset", "-1"},
         {"reset-offsets", "g", "--topic", "t", "--to-offset", "12x"},
@@ -148,9 +149,10 @@ TEST(GroupsArgs, TimestampWithoutZoneIsLocalTime) {
 }
 
 TEST(GroupsArgs, BadTimestamps) {
-    for (const char* text : {"", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-12-01", "2026-12-01T24:00:00Z",
-                             "2026-12-01T10:00Z", "2026-12-01T10:00:00X", "2026-12-01T10:00:00.Z", "2026-12-01 10:00:00Z",
-                             "1969-12-31T23:59:59Z", "2026-12-01T10:00:00+25:00", "99999999999999999999999"}) {
+    for (const char* text :
+         {"", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-12-01", "2026-12-01T24:00:00Z", "2026-12-01T10:00Z",
+          "2026-12-01T10:00:00X", "2026-12-01T10:00:00.Z", "2026-12-01 10:00:00Z", "1969-12-31T23:59:59Z",
+          "2026-12-01T10:00:00+25:00", "99999999999999999999999"}) {
         EXPECT_THROW(parse_timestamp_ms(text), UsageError) << text;
     }
 }

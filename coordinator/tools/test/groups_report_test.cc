@@ -17,7 +17,8 @@ GroupDescription stable_group() {
 }
 
 TEST(GroupsReport, DescribeRowsJoinAssignmentsAndCommittedOffsets) {
-    const std::map<TopicPartition, std::int64_t> committed = {{{"t", 0}, 4}, {{"t", 1}, -1}, {{"u", 0}, 7}, {{"u", 1}, -1}};
+    const std::map<TopicPartition, std::int64_t> committed = {
+        {{"t", 0}, 4}, {{"t", 1}, -1}, {{"u", 0}, 7}, {{"u", 1}, -1}};
     const std::map<TopicPartition, std::int64_t> log_end = {{{"t", 0}, 10}, {{"t", 1}, 5}, {{"u", 0}, 7}};
     const auto rows = describe_rows(stable_group(), committed, log_end);
     ASSERT_EQ(rows.size(), 4U);  // t-0, t-1 (assigned), u-0 (committed only), m-2 (no partitions); u-1 has nothing

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -112,32 +113,38 @@ struct CliResult {
     std::string err;
 };
 
-inline CliResult run_cli(const std::vector<std::string>& args) {
+inline CliResult run_cli(const std::vector<std::string>& args, const AdminFactory& admin = {}) {
     std::ostringstream out;
     std::ostringstream err;
     CliResult r;
-    r.code = run_groups(args, out, err);
+    r.code = run_groups(args, out, err, admin);
     r.out = out.str();
     r.err = err.str();
     return r;
 }
 
-// The whitespace-split rows under the first line starting with `header`, up to a blank line.
+inline std::vector<std::string> words_of(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    return words;
+}
+
+// The whitespace-split rows under the first line whose leading words are `header`'s, up to a blank line.
 inline std::vector<std::vector<std::string>> table_rows(const std::string& text, const std::string& header) {
+    const auto wanted = words_of(header);
     std::vector<std::vector<std::string>> rows;
     std::istringstream in(text);
     std::string line;
     bool inside = false;
     while (std::getline(in, line)) {
+        auto words = words_of(line);
         if (!inside) {
-            inside = line.rfind(header, 0) == 0;
+            inside = words.size() >= wanted.size() && std::equal(wanted.begin(), wanted.end(), words.begin());
             continue;
         }
-        if (line.empty()) break;
-        std::istringstream words(line);
-        std::vector<std::string> row;
-        for (std::string w; words >> w;) row.push_back(w);
-        rows.push_back(std::move(row));
+        if (words.empty()) break;
+        rows.push_back(std::move(words));
     }
     return rows;
 }

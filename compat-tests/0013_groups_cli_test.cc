@@ -1,6 +1,6 @@
-// `weir groups` end to end against a real broker (Weir or Kafka) at $WEIR_GROUPS_TEST_BROKER
-// (HOST:PORT); skipped when unset. Covers what librdkafka's mock cannot: list, members and
-// state in describe, the refusal to reset an active group, and delete.
+// The `weir groups` binary end to end against a weir broker. Covers what the unit tests
+// against librdkafka's mock cannot: list, members and state in describe, the refusal to
+// reset an active group, and delete.
 #include <librdkafka/rdkafka.h>
 
 #include <gtest/gtest.h>
@@ -10,8 +10,9 @@
 #include <map>
 #include <memory>
 
-#include "coordinator/tools/groups_cli.h"
 #include "coordinator/tools/test/groups_test_support.h"
+#include "harness/broker_process.h"
+#include "harness/subprocess.h"
 
 namespace weir::tools {
 namespace {
@@ -38,7 +39,8 @@ void create_topic(const std::string& bootstrap, const std::string& topic, int pa
     rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, errstr, sizeof errstr);
     ASSERT_NE(nt, nullptr) << errstr;
     std::unique_ptr<rd_kafka_queue_t, QueueDeleter> q(rd_kafka_queue_new(rk.get()));
-    std::unique_ptr<rd_kafka_AdminOptions_t, AdminOptionsDeleter> o(rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS));
+    std::unique_ptr<rd_kafka_AdminOptions_t, AdminOptionsDeleter> o(
+        rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS));
     rd_kafka_AdminOptions_set_operation_timeout(o.get(), test::kWaitMs, errstr, sizeof errstr);
     rd_kafka_CreateTopics(rk.get(), &nt, 1, o.get(), q.get());
     rd_kafka_NewTopic_destroy(nt);
@@ -46,36 +48,38 @@ void create_topic(const std::string& bootstrap, const std::string& topic, int pa
     ASSERT_TRUE(ev) << "CreateTopics timed out";
     ASSERT_EQ(rd_kafka_event_error(ev.get()), RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_event_error_string(ev.get());
     std::size_t n = 0;
-    const rd_kafka_topic_result_t** results = rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev.get()), &n);
+    const rd_kafka_topic_result_t** results =
+        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev.get()), &n);
     ASSERT_EQ(n, 1U);
-    ASSERT_EQ(rd_kafka_topic_result_error(results[0]), RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_topic_result_error_string(results[0]);
+    ASSERT_EQ(rd_kafka_topic_result_error(results[0]), RD_KAFKA_RESP_ERR_NO_ERROR)
+        << rd_kafka_topic_result_error_string(results[0]);
 }
 
 class GroupsBrokerTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        const char* broker = std::getenv("WEIR_GROUPS_TEST_BROKER");
-        if (broker == nullptr || *broker == '\0') GTEST_SKIP() << "set WEIR_GROUPS_TEST_BROKER=HOST:PORT to run";
-        bootstrap_ = broker;
-        const auto stamp = std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
-        topic_ = "groups-cli-" + stamp;
-        group_ = "groups-cli-g-" + stamp;
+        broker_.start();
+        bootstrap_ = broker_.bootstrap();
+        topic_ = "groups-cli";
+        group_ = "groups-cli-g";
         ASSERT_NO_FATAL_FAILURE(create_topic(bootstrap_, topic_, 3));
         ASSERT_NO_FATAL_FAILURE(test::produce(bootstrap_, topic_, kProduced));
     }
 
     CliResult groups(std::vector<std::string> args) {
-        args.insert(args.begin(), {"--bootstrap-server", bootstrap_, "--timeout-ms", "10000"});
-        return test::run_cli(args);
+        args.insert(args.begin(), {WEIR_BINARY, "groups", "--bootstrap-server", bootstrap_, "--timeout-ms", "10000"});
+        auto p = compat::run_process(args, std::chrono::seconds(60));
+        EXPECT_FALSE(p.timed_out) << p.describe();
+        return {p.exit_code, p.out, p.err};
     }
 
     // A subscribed consumer that holds all three partitions, with offsets committed in its generation.
     RdKafka join_and_commit(const std::map<std::int32_t, std::int64_t>& offsets) {
         RdKafka c = test::make_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap_},
-                                                           {"group.id", group_},
-                                                           {"client.id", "groups-cli-test"},
-                                                           {"enable.auto.commit", "false"},
-                                                           {"auto.offset.reset", "earliest"}});
+                                                          {"group.id", group_},
+                                                          {"client.id", "groups-cli-test"},
+                                                          {"enable.auto.commit", "false"},
+                                                          {"auto.offset.reset", "earliest"}});
         if (!c) return c;
         test::PartitionList sub(rd_kafka_topic_partition_list_new(1));
         rd_kafka_topic_partition_list_add(sub.get(), topic_.c_str(), RD_KAFKA_PARTITION_UA);
@@ -96,6 +100,7 @@ protected:
         return c;
     }
 
+    compat::BrokerProcess broker_;
     std::string bootstrap_;
     std::string topic_;
     std::string group_;
@@ -135,7 +140,8 @@ TEST_F(GroupsBrokerTest, FullLifecycle) {
 
     r = groups({"reset-offsets", group_, "--topic", topic_, "--to-earliest", "--execute"});
     EXPECT_EQ(r.code, 1);
-    EXPECT_NE(r.err.find("Assignments can only be reset if the group '" + group_ + "' is inactive, but the current state is Stable."),
+    EXPECT_NE(r.err.find("Assignments can only be reset if the group '" + group_ +
+                         "' is inactive, but the current state is Stable."),
               std::string::npos)
         << r.err;
     r = groups({"delete", group_});
@@ -160,12 +166,14 @@ TEST_F(GroupsBrokerTest, FullLifecycle) {
     EXPECT_EQ(test::committed(bootstrap_, group_, topic_, 3), first);
     r = groups({"reset-offsets", group_, "--topic", topic_, "--to-latest", "--execute"});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(test::committed(bootstrap_, group_, topic_, 3), (std::map<std::int32_t, std::int64_t>{{0, 10}, {1, 5}, {2, 7}}));
+    EXPECT_EQ(test::committed(bootstrap_, group_, topic_, 3),
+              (std::map<std::int32_t, std::int64_t>{{0, 10}, {1, 5}, {2, 7}}));
     r = groups({"reset-offsets", group_, "--topic", topic_ + ":1", "--to-offset", "2", "--execute"});
     ASSERT_EQ(r.code, 0) << r.err;
     r = groups({"reset-offsets", group_, "--all-topics", "--to-datetime", "2000-01-01T00:00:00Z", "--execute"});
     ASSERT_EQ(r.code, 0) << r.err;  // every record is newer: the start of each log
-    EXPECT_EQ(test::committed(bootstrap_, group_, topic_, 3), (std::map<std::int32_t, std::int64_t>{{0, 0}, {1, 0}, {2, 0}}));
+    EXPECT_EQ(test::committed(bootstrap_, group_, topic_, 3),
+              (std::map<std::int32_t, std::int64_t>{{0, 0}, {1, 0}, {2, 0}}));
 
     r = groups({"delete", group_});
     ASSERT_EQ(r.code, 0) << r.err;
