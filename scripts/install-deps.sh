@@ -26,3 +26,9 @@ if ((${#missing[@]})); then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# kafkajs for compat-tests (from the npm registry, pinned by its package-lock.json).
+kjs=$(dirname "$0")/../compat-tests/kafkajs
+if [ ! "$kjs/node_modules/.package-lock.json" -nt "$kjs/package-lock.json" ]; then
+  (cd "$kjs" && npm ci --no-audit --no-fund --loglevel=error)
+fi
