@@ -1,6 +1,8 @@
 #include "bench/broker_bench_common.h"
 
 #include <fmt/core.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,6 +69,21 @@ std::optional<ProcSample> sample_process(pid_t pid) {
         else if (line.starts_with("VmHWM:")) s.vm_hwm_kb = value();
     }
     return s;
+}
+
+double stop_child(pid_t pid, int sig, std::chrono::seconds grace) {
+    const auto t0 = Clock::now();
+    ::kill(pid, sig);
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+        if (Clock::now() - t0 > grace) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            throw std::runtime_error(fmt::format("server {} ignored signal {} for {} s", pid, sig, grace.count()));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return seconds_since(t0);
 }
 
 double percentile(const std::vector<double>& sorted, double p) {

@@ -38,6 +38,10 @@ struct ProcSample {
 };
 std::optional<ProcSample> sample_process(pid_t pid);
 
+// Sends `sig` to a child and reaps it; SIGKILL and throw after `grace`.
+// Returns the seconds it took to exit.
+double stop_child(pid_t pid, int sig, std::chrono::seconds grace = std::chrono::seconds(30));
+
 // Percentile (0..100) of an already sorted vector, nearest-rank.
 double percentile(const std::vector<double>& sorted, double p);
 

@@ -159,22 +159,6 @@ std::string read_bootstrap_line(int fd, Clock::time_point deadline) {
     throw std::runtime_error("no bootstrap= line from the server");
 }
 
-// Bounded: the signal, then SIGKILL after 30 s. Returns seconds to exit.
-double stop_child(pid_t pid, int sig) {
-    auto t0 = Clock::now();
-    ::kill(pid, sig);
-    int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-        if (seconds_since(t0) > 30) {
-            ::kill(pid, SIGKILL);
-            ::waitpid(pid, &status, 0);
-            throw std::runtime_error(fmt::format("server {} ignored signal {} for 30 s", pid, sig));
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return seconds_since(t0);
-}
-
 }  // namespace
 
 int run_startup(const Args& a) {

@@ -29,14 +29,11 @@ N100=1000000; N1K=300000; LAT_S=20; BIG_MSGS=1000000; STARTUP_RUNS=5
 if [[ $QUICK == 1 ]]; then N100=20000; N1K=5000; LAT_S=3; BIG_MSGS=20000; STARTUP_RUNS=2; fi
 PARTITIONS=4
 
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+
 # --- build ---------------------------------------------------------------
-if [[ ! -f $BUILD/build.ninja ]]; then
-  # GCC 12 -O3 reports false -Wstringop-overflow (inlined wire::Writer) and
-  # -Wrestrict (std::string in the coordinator) in code this script does not own.
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEIR_BENCH=ON \
-    "-DCMAKE_CXX_FLAGS=-Wno-stringop-overflow -Wno-restrict" >/dev/null
-fi
-ninja -C "$BUILD" weir broker_bench mock_cluster >/dev/null
+bench_build weir broker_bench mock_cluster
 WEIR=$BUILD/bin/weir
 BENCH=$BUILD/bin/broker_bench
 MOCK=$BUILD/bin/mock_cluster
@@ -47,32 +44,7 @@ TABLE=$BUILD/broker_bench_table.md
 : >"$RESULTS"
 WEIR_PID=""; MOCK_PID=""
 
-stop_pid() {  # pid signal: bounded wait, then SIGKILL
-  local pid=$1 sig=${2:-TERM} i
-  [[ -z $pid ]] && return 0
-  kill -"$sig" "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }; sleep 0.1; done
-  echo "pid $pid ignored SIG$sig for 30 s, killing" >&2
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-  stop_pid "$WEIR_PID"; WEIR_PID=""
-  stop_pid "$MOCK_PID"; MOCK_PID=""
-  rm -rf "$WORK"
-}
 trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-wait_port() {  # port: bounded 30 s
-  local i
-  for ((i = 0; i < 600; i++)); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.05
-  done
-  echo "nothing listens on port $1 after 30 s" >&2; return 1
-}
 
 weir_args() {  # data dir, port
   echo serve --override "listeners=PLAINTEXT://127.0.0.1:$2" --override "log.dirs=$1" \

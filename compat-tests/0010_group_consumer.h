@@ -10,6 +10,8 @@
 //   MSG <partition> <offset> <value>
 //   COMMITTED <partition> <offset>   a successful synchronous commit
 //   CLOSED                    after a clean close()
+// SIGUSR1 makes the child stop polling (a stuck application), as if it
+// exceeded max.poll.interval.ms.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -42,6 +44,7 @@ namespace weir::compat::group {
 // ------------------------------------------------------------------ child side
 
 inline std::atomic<bool> child_stop{false};
+inline std::atomic<bool> child_stall{false};
 
 inline std::string env_or(const char* name, const char* fallback) {
     const char* v = std::getenv(name);
@@ -79,6 +82,7 @@ public:
 
 inline int run_child() {
     ::signal(SIGTERM, [](int) { child_stop = true; });
+    ::signal(SIGUSR1, [](int) { child_stall = true; });
     std::string err;
     std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
     ChildRebalance rebalance;
@@ -117,6 +121,10 @@ inline int run_child() {
     consumer->subscribe({topic});
     const bool commit = env_or("WEIR_GROUP_COMMIT", "1") == "1";
     while (!child_stop) {
+        if (child_stall) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            continue;
+        }
         std::unique_ptr<RdKafka::Message> m(consumer->consume(100));
         if (m->err() != RdKafka::ERR_NO_ERROR) continue;
         std::string value(static_cast<const char*>(m->payload()), m->len());
@@ -202,6 +210,10 @@ public:
         bool exited = wait_exit(timeout);
         if (!exited) kill();
         return exited;
+    }
+    // SIGUSR1: the child stops polling but its librdkafka threads carry on.
+    void stall() {
+        if (pid_ > 0) ::kill(pid_, SIGUSR1);
     }
     // SIGKILL: gone without a word to the broker.
     void kill() {

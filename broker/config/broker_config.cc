@@ -256,6 +256,7 @@ BrokerConfig build_broker_config(const ConfigMap& props, std::vector<std::string
   cfg.socket_send_buffer_bytes = v.i32("socket.send.buffer.bytes");
   cfg.socket_receive_buffer_bytes = v.i32("socket.receive.buffer.bytes");
   cfg.connections_max_idle_ms = v.num("connections.max.idle.ms");
+  cfg.max_incremental_fetch_session_cache_slots = v.i32("max.incremental.fetch.session.cache.slots");
   cfg.queued_max_requests = v.i32("queued.max.requests");
   cfg.num_network_threads = v.i32("num.network.threads");
   cfg.num_io_threads = v.i32("num.io.threads");

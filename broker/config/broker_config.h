@@ -48,6 +48,7 @@ struct BrokerConfig {
   int32_t socket_send_buffer_bytes = 102400;
   int32_t socket_receive_buffer_bytes = 102400;
   int64_t connections_max_idle_ms = 600000;
+  int32_t max_incremental_fetch_session_cache_slots = 1000;
   int32_t queued_max_requests = 500;
   int32_t num_network_threads = 3;  // accepted, may be ignored
   int32_t num_io_threads = 8;       // accepted, may be ignored

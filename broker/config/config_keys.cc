@@ -66,11 +66,14 @@ const ConfigKey kBrokerKeys[] = {
     {"socket.send.buffer.bytes", T::Int, "102400", I::High, "SO_SNDBUF of client sockets; -1 keeps the OS default.", {}, false, true},
     {"socket.receive.buffer.bytes", T::Int, "102400", I::High, "SO_RCVBUF of client sockets; -1 keeps the OS default.", {}, false, true},
     {"socket.request.max.bytes", T::Int, "104857600", I::High, "Largest request frame accepted.", V::at_least(1), false, true},
+    {"max.incremental.fetch.session.cache.slots", T::Int, "1000", I::Medium,
+     "Fetch sessions (KIP-227) the broker keeps; beyond it, fetches go without one.", V::at_least(0), false, true},
     {"connections.max.idle.ms", T::Long, "600000", I::Medium, "Idle connections are closed after this many milliseconds.", {}, false, true},
     {"max.connections", T::Int, kIntMax, I::Medium, "Accepted for compatibility.", V::at_least(0), true, false},
     {"max.connections.per.ip", T::Int, kIntMax, I::Medium, "Accepted for compatibility.", V::at_least(0), true, false},
     {"weir.admin.listener", T::String, "", I::Medium,
-     "Weir's HTTP admin endpoint as host:port or http://host:port; empty disables it.", V::custom(check_admin_listener), false, true},
+     "Reserved for Weir's HTTP admin endpoint (host:port), which is not built yet: validated, then ignored.",
+     V::custom(check_admin_listener), false, false},
 
     // Topics.
     {"num.partitions", T::Int, "1", I::Medium, "Partitions of auto-created topics and of CreateTopics with -1.", V::at_least(1), false, true},

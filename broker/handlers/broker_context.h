@@ -8,6 +8,7 @@
 
 #include "broker/config/broker_config.h"
 #include "broker/config/topic_config.h"
+#include "broker/handlers/fetch_sessions.h"
 #include "broker/metadata/metadata_store.h"
 #include "protocol/wire/reader.h"
 
@@ -25,6 +26,7 @@ struct BrokerContext {
     bool stopping_flag = false;
     // Set once at start-up, before any request is served.
     GroupService* group_service = nullptr;
+    FetchSessionCache fetch_sessions{};
 
     [[nodiscard]] GroupService& groups() const { return *group_service; }
 

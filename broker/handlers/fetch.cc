@@ -1,8 +1,12 @@
 // Fetch: every version. Long polling parks the request until min_bytes are
 // available or max_wait_ms passes, woken by appends (not by polling).
 // v0-v3 predate record batches and get down-converted message sets.
-// Fetch sessions (KIP-227): Weir declines to create sessions (answers
-// session id 0), which KIP-227 allows; clients then keep sending full fetches.
+// Fetch sessions (KIP-227, v7+): a full fetch with epoch 0 opens a session;
+// incremental fetches then send only changed partitions and get back only
+// partitions with something new. Session id 0 with epoch -1 is sessionless.
+#include <map>
+
+#include "broker/handlers/fetch_sessions.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partitions/partition_manager.h"
 #include "protocol/records/conversion.h"
@@ -13,15 +17,72 @@ namespace weir::handlers {
 namespace {
 
 constexpr std::int32_t kInvalidSessionId = 0;
+constexpr std::int32_t kInitialEpoch = 0;
 constexpr std::int32_t kFinalEpoch = -1;
 
-struct PartitionRef {
-    std::size_t topic_index;
-    std::size_t partition_index;
-    std::shared_ptr<storage::PartitionLog> log;
+using PartitionData = msg::FetchResponse::PartitionData;
+
+// One partition this fetch reads: from the request (full fetches) or from
+// the session (incremental fetches).
+struct Target {
+    std::size_t topic_index = 0;  // the request topic it came from (full fetches)
+    SessionPartitionKey key;
+    std::int64_t fetch_offset = 0;
+    std::int32_t max_bytes = 0;
+    std::int64_t fetcher_log_start_offset = -1;
+    std::shared_ptr<storage::PartitionLog> log;  // null: `out` holds the error
+    PartitionData out;
 };
 
-void fill_offsets(msg::FetchResponse::PartitionData& out, const storage::PartitionLog& log) {
+struct Limits {
+    std::int16_t version = 0;
+    std::int32_t min_bytes = 0;
+    std::int64_t response_max = 0;
+    bool read_committed = false;
+    std::chrono::steady_clock::time_point deadline;
+};
+
+SessionPartitionKey key_for(std::int16_t version, const std::string& topic, const wire::Uuid& topic_id,
+                            std::int32_t partition) {
+    SessionPartitionKey key;
+    if (version >= 13) key.topic_id = topic_id;
+    else key.topic = topic;
+    key.partition = partition;
+    return key;
+}
+
+// Topic ids resolve once per request.
+class TopicNames {
+public:
+    TopicNames(const BrokerContext& broker, std::int16_t version) : broker_(broker), version_(version) {}
+
+    std::optional<std::string> name(const SessionPartitionKey& key) {
+        if (version_ < 13) return key.topic;
+        auto [it, inserted] = by_id_.try_emplace(key.topic_id);
+        if (inserted) it->second = broker_.topic_name_for_id(key.topic_id);
+        return it->second;
+    }
+
+private:
+    const BrokerContext& broker_;
+    std::int16_t version_;
+    std::map<wire::Uuid, std::optional<std::string>> by_id_;
+};
+
+void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Target& target) {
+    auto& out = target.out;
+    out.partition_index = target.key.partition;
+    out.high_watermark = -1;
+    if (limits.version >= 4 && !limits.read_committed) out.aborted_transactions = std::nullopt;
+    else if (limits.version >= 4) out.aborted_transactions.emplace();
+    auto name = names.name(target.key);
+    if (name) target.log = broker.partitions.find({*name, target.key.partition});
+    if (!target.log)
+        out.error_code = static_cast<std::int16_t>(limits.version >= 13 && !name ? ErrorCode::unknown_topic_id
+                                                                                 : ErrorCode::unknown_topic_or_partition);
+}
+
+void fill_offsets(PartitionData& out, const storage::PartitionLog& log) {
     out.high_watermark = log.high_watermark();
     out.last_stable_offset = log.last_stable_offset();
     out.log_start_offset = log.log_start_offset();
@@ -33,76 +94,38 @@ bool contains_zstd(wire::ByteSpan records) {
     return false;
 }
 
-}  // namespace
-
-Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::FetchRequest request) {
-    const auto version = ctx.version();
-    msg::FetchResponse response;
-
-    if (version >= 7 && request.session_id != kInvalidSessionId && request.session_epoch != kFinalEpoch) {
-        // An incremental fetch on a session we never created.
-        response.error_code = static_cast<std::int16_t>(ErrorCode::fetch_session_id_not_found);
-        co_return response;
-    }
-
-    const auto deadline = ctx.received + std::chrono::milliseconds(std::max<std::int32_t>(request.max_wait_ms, 0));
-    const std::int64_t response_max = version >= 3 ? std::max<std::int32_t>(request.max_bytes, 0) : INT32_MAX;
-    const bool read_committed = version >= 4 && request.isolation_level == 1;
-    const std::int8_t legacy_magic = version <= 1 ? 0 : 1;
-
-    // Resolve every requested partition once; the long-poll loop re-reads them.
-    response.responses.reserve(request.topics.size());
-    std::vector<PartitionRef> refs;
-    bool any_error = false;
-    for (std::size_t t = 0; t < request.topics.size(); ++t) {
-        auto& topic = request.topics[t];
-        auto& topic_out = response.responses.emplace_back();
-        std::optional<std::string> name;
-        if (version >= 13) {
-            topic_out.topic_id = topic.topic_id;
-            name = broker.topic_name_for_id(topic.topic_id);
-        } else {
-            topic_out.topic = topic.topic;
-            name = topic.topic;
-        }
-        for (std::size_t p = 0; p < topic.partitions.size(); ++p) {
-            auto& partition = topic.partitions[p];
-            auto& out = topic_out.partitions.emplace_back();
-            out.partition_index = partition.partition;
-            out.high_watermark = -1;
-            if (version >= 4 && !read_committed) out.aborted_transactions = std::nullopt;
-            else if (version >= 4) out.aborted_transactions.emplace();
-            std::shared_ptr<storage::PartitionLog> log;
-            if (name) log = broker.partitions.find({*name, partition.partition});
-            if (!log) {
-                out.error_code = static_cast<std::int16_t>(version >= 13 && !name ? ErrorCode::unknown_topic_id
-                                                                                     : ErrorCode::unknown_topic_or_partition);
-                any_error = true;
-                continue;
-            }
-            refs.push_back({t, p, std::move(log)});
-        }
+// Reads every target, long polling until min_bytes, an error, the deadline
+// or shutdown. Targets without a log carry their resolve error already.
+Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector<Target>& targets) {
+    const std::int8_t legacy_magic = limits.version <= 1 ? 0 : 1;
+    bool resolve_error = false;
+    std::vector<std::shared_ptr<storage::PartitionLog>> logs;
+    for (const auto& target : targets) {
+        if (target.log) logs.push_back(target.log);
+        else resolve_error = true;
     }
 
     while (true) {
+        bool any_error = resolve_error;
         std::int64_t total = 0;
         bool first_data = true;
-        for (auto& ref : refs) {
-            const auto& in = request.topics[ref.topic_index].partitions[ref.partition_index];
-            auto& out = response.responses[ref.topic_index].partitions[ref.partition_index];
+        for (auto& target : targets) {
+            if (!target.log) continue;
+            auto& out = target.out;
             out.error_code = 0;
             out.records.reset();
-            fill_offsets(out, *ref.log);
-            const std::int64_t remaining = response_max - total;
+            fill_offsets(out, *target.log);
+            const std::int64_t remaining = limits.response_max - total;
             if (remaining <= 0 && !first_data) continue;
 
             storage::ReadOptions options;
-            options.max_bytes = static_cast<std::size_t>(std::max<std::int64_t>(0, std::min<std::int64_t>(in.partition_max_bytes, remaining)));
+            options.max_bytes = static_cast<std::size_t>(
+                std::max<std::int64_t>(0, std::min<std::int64_t>(target.max_bytes, remaining)));
             // KIP-74: the first batch of the first partition with data comes back
             // whole even if larger than the limits, so a consumer never stalls.
             options.min_one_batch = first_data;
-            if (read_committed) options.max_offset = ref.log->last_stable_offset();
-            auto result = ref.log->read(in.fetch_offset, options);
+            if (limits.read_committed) options.max_offset = target.log->last_stable_offset();
+            auto result = target.log->read(target.fetch_offset, options);
             if (result.error != storage::LogErrc::none) {
                 out.error_code = static_cast<std::int16_t>(result.error);
                 any_error = true;
@@ -111,12 +134,12 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
             wire::Bytes records = std::move(result.records);
             // zstd needs Fetch v10+ (KIP-110); older fetchers get an error rather
             // than batches they cannot decompress.
-            if (version < 10 && contains_zstd(records)) {
+            if (limits.version < 10 && contains_zstd(records)) {
                 out.error_code = static_cast<std::int16_t>(ErrorCode::unsupported_compression_type);
                 any_error = true;
                 continue;
             }
-            if (version <= 3 && !records.empty()) {
+            if (limits.version <= 3 && !records.empty()) {
                 try {
                     records::DownConvertOptions down;
                     down.magic = legacy_magic;
@@ -137,13 +160,163 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
             }
             out.records = wire::RecordsData(std::move(records));
         }
-        if (any_error || total >= request.min_bytes || (total > 0 && total >= response_max) ||
-            std::chrono::steady_clock::now() >= deadline || refs.empty() || broker.stopping())
+        if (any_error || total >= limits.min_bytes || (total > 0 && total >= limits.response_max) ||
+            std::chrono::steady_clock::now() >= limits.deadline || logs.empty() || broker.stopping())
             break;
-        std::vector<std::shared_ptr<storage::PartitionLog>> logs;
-        logs.reserve(refs.size());
-        for (const auto& ref : refs) logs.push_back(ref.log);
-        co_await broker.partitions.wait_for_append(std::move(logs), deadline);
+        co_await broker.partitions.wait_for_append(logs, limits.deadline);
+    }
+}
+
+PartitionOutcome outcome_of(const PartitionData& out) {
+    PartitionOutcome o;
+    o.has_records = out.records && !out.records->empty();
+    o.error_code = out.error_code;
+    o.high_watermark = out.high_watermark;
+    o.last_stable_offset = out.last_stable_offset;
+    o.log_start_offset = out.log_start_offset;
+    return o;
+}
+
+CachedPartition cached_from(const Target& target) {
+    CachedPartition c;
+    c.key = target.key;
+    c.fetch_offset = target.fetch_offset;
+    c.max_bytes = target.max_bytes;
+    c.fetcher_log_start_offset = target.fetcher_log_start_offset;
+    // After an error the high watermark reads as unknown, so the partition is
+    // sent again once the error clears.
+    c.high_watermark = target.out.error_code != 0 ? -1 : target.out.high_watermark;
+    c.last_stable_offset = target.out.last_stable_offset;
+    c.log_start_offset = target.out.log_start_offset;
+    return c;
+}
+
+CachedPartition request_side(std::int16_t version, const msg::FetchRequest::FetchTopic& topic,
+                             const msg::FetchRequest::FetchPartition& partition) {
+    CachedPartition c;
+    c.key = key_for(version, topic.topic, topic.topic_id, partition.partition);
+    c.fetch_offset = partition.fetch_offset;
+    c.max_bytes = partition.partition_max_bytes;
+    c.fetcher_log_start_offset = partition.log_start_offset;
+    return c;
+}
+
+msg::FetchResponse session_error(ErrorCode error) {
+    msg::FetchResponse response;
+    response.error_code = static_cast<std::int16_t>(error);
+    response.session_id = kInvalidSessionId;
+    return response;
+}
+
+}  // namespace
+
+Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::FetchRequest request) {
+    const auto version = ctx.version();
+    Limits limits;
+    limits.version = version;
+    limits.min_bytes = request.min_bytes;
+    limits.response_max = version >= 3 ? std::max<std::int32_t>(request.max_bytes, 0) : INT32_MAX;
+    limits.read_committed = version >= 4 && request.isolation_level == 1;
+    limits.deadline = ctx.received + std::chrono::milliseconds(std::max<std::int32_t>(request.max_wait_ms, 0));
+    TopicNames names(broker, version);
+    auto& sessions = broker.fetch_sessions;
+    msg::FetchResponse response;
+
+    // Which of the four KIP-227 cases this is (before v7 always sessionless).
+    const bool full = version < 7 || request.session_epoch == kInitialEpoch || request.session_epoch == kFinalEpoch;
+    std::shared_ptr<FetchSession> session;
+    std::int32_t expected_epoch = 0;
+    if (full) {
+        // A full fetch naming a session closes it (epoch 0 then opens a new one).
+        if (version >= 7 && request.session_id != kInvalidSessionId) sessions.remove(request.session_id);
+    } else {
+        session = sessions.find(request.session_id);
+        if (!session) co_return session_error(ErrorCode::fetch_session_id_not_found);
+        if (session->epoch() != request.session_epoch) co_return session_error(ErrorCode::invalid_fetch_session_epoch);
+        if (session->uses_topic_ids() != (version >= 13))
+            co_return session_error(ErrorCode::fetch_session_topic_id_error);
+        for (const auto& topic : request.topics)
+            for (const auto& partition : topic.partitions) session->upsert(request_side(version, topic, partition));
+        for (const auto& topic : request.forgotten_topics_data)
+            for (auto partition : topic.partitions)
+                session->forget(key_for(version, topic.topic, topic.topic_id, partition));
+        if (session->empty()) {
+            // Nothing left to fetch: the session ends and the (empty) answer is sessionless.
+            sessions.remove(session->id());
+            response.session_id = kInvalidSessionId;
+            co_return response;
+        }
+        sessions.touch(*session);
+        session->advance_epoch();
+        expected_epoch = session->epoch();
+    }
+
+    std::vector<Target> targets;
+    if (session) {
+        targets.reserve(session->size());
+        for (const auto& cached : session->partitions()) {
+            auto& target = targets.emplace_back();
+            target.key = cached.key;
+            target.fetch_offset = cached.fetch_offset;
+            target.max_bytes = cached.max_bytes;
+            target.fetcher_log_start_offset = cached.fetcher_log_start_offset;
+        }
+    } else {
+        for (std::size_t t = 0; t < request.topics.size(); ++t) {
+            for (const auto& partition : request.topics[t].partitions) {
+                auto cached = request_side(version, request.topics[t], partition);
+                auto& target = targets.emplace_back();
+                target.topic_index = t;
+                target.key = std::move(cached.key);
+                target.fetch_offset = cached.fetch_offset;
+                target.max_bytes = cached.max_bytes;
+                target.fetcher_log_start_offset = cached.fetcher_log_start_offset;
+            }
+        }
+    }
+    for (auto& target : targets) resolve(broker, names, limits, target);
+
+    co_await read_targets(broker, limits, targets);
+
+    if (session && session->epoch() != expected_epoch) {
+        // Another fetch on this session was served while this one waited
+        // (pipelined or duplicate); answer as Kafka does, touching nothing.
+        response = session_error(ErrorCode::invalid_fetch_session_epoch);
+        response.session_id = session->id();
+    } else if (session) {
+        // Only partitions with something new, grouped by consecutive topic.
+        response.session_id = session->id();
+        for (auto& target : targets) {
+            if (!session->record_response(target.key, outcome_of(target.out))) continue;
+            const bool same_topic =
+                !response.responses.empty() && (version >= 13 ? response.responses.back().topic_id == target.key.topic_id
+                                                              : response.responses.back().topic == target.key.topic);
+            if (!same_topic) {
+                auto& topic_out = response.responses.emplace_back();
+                if (version >= 13) topic_out.topic_id = target.key.topic_id;
+                else topic_out.topic = target.key.topic;
+            }
+            response.responses.back().partitions.push_back(std::move(target.out));
+        }
+    } else {
+        // Answers mirror the request's topics, in order.
+        response.responses.resize(request.topics.size());
+        for (std::size_t t = 0; t < request.topics.size(); ++t) {
+            if (version >= 13) response.responses[t].topic_id = request.topics[t].topic_id;
+            else response.responses[t].topic = request.topics[t].topic;
+        }
+        std::list<CachedPartition> cached;
+        const bool open_session = version >= 7 && request.session_epoch == kInitialEpoch && !targets.empty();
+        for (auto& target : targets) {
+            if (open_session) cached.push_back(cached_from(target));
+            response.responses[target.topic_index].partitions.push_back(std::move(target.out));
+        }
+        if (open_session) {
+            const bool follower = request.replica_id >= 0 || request.replica_state.replica_id >= 0;
+            auto created = sessions.create(std::move(cached), version >= 13, follower);
+            // A full cache leaves the fetch sessionless (id 0), which KIP-227 allows.
+            response.session_id = created ? created->id() : kInvalidSessionId;
+        }
     }
 
     // Every partition carries a records field; empty rather than null, as Kafka sends.

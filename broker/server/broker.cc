@@ -59,6 +59,8 @@ void Broker::start() {
     partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, config_for_topic);
     context_ = std::make_unique<handlers::BrokerContext>(
         handlers::BrokerContext{config_, *metadata_, *partitions_, io_.get_executor()});
+    context_->fetch_sessions = handlers::FetchSessionCache({.max_slots = static_cast<std::size_t>(
+        config_.max_incremental_fetch_session_cache_slots)});
     groups_ = group_factory_(*context_);
     context_->group_service = groups_.get();
     dispatcher_ = std::make_unique<dispatch::Dispatcher>(*context_);

@@ -131,6 +131,7 @@ AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
     for (const auto& h : headers) {
         auto batch = batches.subspan(pos, h.total_size());
         records::set_base_offset(batch, next);
+        records::set_partition_leader_epoch(batch, leader_epoch_);
         if (log_append_time) records::set_log_append_time(batch, now);
         max_timestamp = std::max(max_timestamp, log_append_time ? now : h.max_timestamp);
         next += std::int64_t{h.last_offset_delta} + 1;

@@ -71,10 +71,15 @@ public:
     void set_config(LogConfig config);
 
     // Appends already-validated v2 batches (one buffer, back to back):
-    // rewrites each base offset in place, stamps LogAppendTime if the topic
+    // rewrites each base offset and leader epoch in place, stamps LogAppendTime if the topic
     // uses it, writes to the page cache and returns. Throws
     // wire::DecodeError if the buffer is not whole batches, StorageError on I/O.
     AppendResult append(std::span<std::uint8_t> batches);
+
+    // Stamped on every appended batch (KIP-101/320: consumers and followers
+    // validate their position by it). A single node leads in epoch 0.
+    void set_leader_epoch(std::int32_t epoch) { leader_epoch_ = epoch; }
+    [[nodiscard]] std::int32_t leader_epoch() const { return leader_epoch_; }
 
     // OFFSET_OUT_OF_RANGE if offset < log start or > log end.
     [[nodiscard]] ReadResult read(std::int64_t offset, const ReadOptions& options = {}) const;
@@ -93,8 +98,9 @@ public:
 
     // ListOffsets. By timestamp: first record with timestamp >= ts (nullopt if none).
     [[nodiscard]] std::optional<FoundRecord> offset_for_timestamp(std::int64_t timestamp) const;
-    [[nodiscard]] FoundRecord earliest() const { return {log_start_offset_, -1, -1}; }
-    [[nodiscard]] FoundRecord latest() const { return {high_watermark_, -1, -1}; }
+    // No epoch history yet: the ends of the log belong to the current epoch.
+    [[nodiscard]] FoundRecord earliest() const { return {log_start_offset_, -1, leader_epoch_}; }
+    [[nodiscard]] FoundRecord latest() const { return {high_watermark_, -1, leader_epoch_}; }
     // -3 (KIP-734): the record with the largest timestamp (first of equals).
     [[nodiscard]] std::optional<FoundRecord> max_timestamp() const;
 
@@ -159,6 +165,7 @@ private:
     Clock clock_;
     std::map<std::int64_t, Segment> segments_;
     std::int64_t log_start_offset_ = 0;
+    std::int32_t leader_epoch_ = 0;
     std::int64_t log_end_offset_ = 0;
     std::int64_t high_watermark_ = 0;
     std::int64_t recovery_point_ = 0;

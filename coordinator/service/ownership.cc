@@ -112,7 +112,10 @@ Task<void> CoordinatorService::load(std::int32_t partition, std::uint64_t epoch)
                                store::kOffsetsTopic, partition, offset, e.what());
                 break;
             }
-            // Let other requests run between chunks (they get COORDINATOR_LOAD_IN_PROGRESS).
+            // Let other requests run between chunks (they get COORDINATOR_LOAD_IN_PROGRESS);
+            // not after the last one, so that a small partition is served without
+            // waiting for the other partitions' loads.
+            if (offset >= end) break;
             co_await asio::post(broker_.executor, asio::use_awaitable);
             if (!current()) co_return;
         }

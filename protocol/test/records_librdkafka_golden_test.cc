@@ -7,6 +7,7 @@
 // each with header trace=abc (v2 only).
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -134,6 +135,8 @@ struct V2Case {
     const char* name;
     std::string_view bytes;
     Compression codec;
+    // ctest shows the case by name, not as raw bytes.
+    friend void PrintTo(const V2Case& c, std::ostream* os) { *os << c.name; }
 };
 
 class LibrdkafkaV2 : public ::testing::TestWithParam<V2Case> {};
@@ -212,6 +215,7 @@ struct LegacyCase {
     std::string_view bytes;
     std::int8_t magic;
     Compression codec;
+    friend void PrintTo(const LegacyCase& c, std::ostream* os) { *os << c.name; }
 };
 
 class LibrdkafkaLegacy : public ::testing::TestWithParam<LegacyCase> {};

@@ -141,23 +141,36 @@ TEST_F(Fixture, LogAppendTimeStampsBatches) {
     EXPECT_EQ(h.timestamp_type(), records::TimestampType::log_append_time);
     EXPECT_EQ(h.max_timestamp, now);
     EXPECT_TRUE(records::crc_valid(stored));
-    EXPECT_EQ(log->offset_for_timestamp(now), (FoundRecord{0, now, -1}));
+    EXPECT_EQ(log->offset_for_timestamp(now), (FoundRecord{0, now, 0}));
+}
+
+TEST_F(Fixture, AppendStampsTheLeaderEpoch) {
+    auto log = open();
+    auto batch = test::make_batch(3, 10, now);
+    ASSERT_EQ(records::parse_batch_header(batch).partition_leader_epoch, -1);  // as producers send it
+    log->append(batch);
+    log->set_leader_epoch(7);
+    append(*log);
+    auto first = log->read(0).records;
+    EXPECT_EQ(records::parse_batch_header(first).partition_leader_epoch, 0);
+    EXPECT_TRUE(records::crc_valid(first));  // the epoch is outside the CRC
+    EXPECT_EQ(records::parse_batch_header(log->read(3).records).partition_leader_epoch, 7);
 }
 
 TEST_F(Fixture, OffsetForTimestampAcrossSegments) {
     auto log = open(small_segments(1000));
     for (int i = 0; i < 30; ++i) append(*log, 5, 100, 10'000 + i * 100);  // batch i: ts 10000+100i+j
     ASSERT_GT(log->segment_count(), 3u);
-    EXPECT_EQ(log->offset_for_timestamp(0), (FoundRecord{0, 10'000, -1}));
-    EXPECT_EQ(log->offset_for_timestamp(12'003), (FoundRecord{103, 12'003, -1}));
-    EXPECT_EQ(log->offset_for_timestamp(12'050), (FoundRecord{105, 12'100, -1}));
+    EXPECT_EQ(log->offset_for_timestamp(0), (FoundRecord{0, 10'000, 0}));
+    EXPECT_EQ(log->offset_for_timestamp(12'003), (FoundRecord{103, 12'003, 0}));
+    EXPECT_EQ(log->offset_for_timestamp(12'050), (FoundRecord{105, 12'100, 0}));
     EXPECT_FALSE(log->offset_for_timestamp(20'000));
-    EXPECT_EQ(log->max_timestamp(), (FoundRecord{149, 12'904, -1}));
-    EXPECT_EQ(log->earliest(), (FoundRecord{0, -1, -1}));
-    EXPECT_EQ(log->latest(), (FoundRecord{150, -1, -1}));
+    EXPECT_EQ(log->max_timestamp(), (FoundRecord{149, 12'904, 0}));
+    EXPECT_EQ(log->earliest(), (FoundRecord{0, -1, 0}));
+    EXPECT_EQ(log->latest(), (FoundRecord{150, -1, 0}));
     // Records below the log start offset are not returned.
     ASSERT_EQ(log->delete_records_before(52), LogErrc::none);
-    EXPECT_EQ(log->offset_for_timestamp(0), (FoundRecord{52, 11'002, -1}));
+    EXPECT_EQ(log->offset_for_timestamp(0), (FoundRecord{52, 11'002, 0}));
 }
 
 TEST_F(Fixture, OffsetForTimestampInsideCompressedBatches) {
@@ -167,10 +180,10 @@ TEST_F(Fixture, OffsetForTimestampInsideCompressedBatches) {
         auto base = log->log_end_offset();
         auto batch = test::make_batch(10, 50, 100'000 + base * 10, codec);
         log->append(batch);
-        EXPECT_EQ(log->offset_for_timestamp(100'000 + base * 10 + 7), (FoundRecord{base + 7, 100'000 + base * 10 + 7, -1}))
+        EXPECT_EQ(log->offset_for_timestamp(100'000 + base * 10 + 7), (FoundRecord{base + 7, 100'000 + base * 10 + 7, 0}))
             << static_cast<int>(codec);
     }
-    EXPECT_EQ(log->max_timestamp(), (FoundRecord{39, 100'000 + 300 + 9, -1}));
+    EXPECT_EQ(log->max_timestamp(), (FoundRecord{39, 100'000 + 300 + 9, 0}));
 }
 
 TEST_F(Fixture, MaxTimestampPicksFirstRecordWithLargestTimestamp) {
@@ -178,7 +191,7 @@ TEST_F(Fixture, MaxTimestampPicksFirstRecordWithLargestTimestamp) {
     append(*log, 3, 10, 500);
     append(*log, 3, 10, 900);  // 900..902
     append(*log, 3, 10, 100);
-    EXPECT_EQ(log->max_timestamp(), (FoundRecord{5, 902, -1}));
+    EXPECT_EQ(log->max_timestamp(), (FoundRecord{5, 902, 0}));
 }
 
 TEST_F(Fixture, ListenersWakeOnAppendAndMayRemoveThemselves) {

@@ -187,7 +187,7 @@ TEST_F(Recovery, MissingIndexesAreRebuilt) {
     EXPECT_TRUE(std::filesystem::exists(file(0, kIndexSuffix)));
     EXPECT_GT(test::file_size(file(0, kTimeIndexSuffix)), 0u);
     EXPECT_EQ(read_all(*log), data);
-    EXPECT_EQ(log->offset_for_timestamp(1001), (FoundRecord{1, 1001, -1}));
+    EXPECT_EQ(log->offset_for_timestamp(1001), (FoundRecord{1, 1001, 0}));
 }
 
 TEST_F(Recovery, CorruptIndexIsRebuilt) {

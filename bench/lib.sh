@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# Shared plumbing of the bench/run_*_bench.sh scripts (sourced): Release
+# build, process control with bounded waits, free ports. Callers set ROOT,
+# BUILD and WORK, and keep their server pids in WEIR_PID / MOCK_PID.
+
+bench_build() {  # targets...
+  if [[ ! -f $BUILD/build.ninja ]]; then
+    # GCC 12 -O3 reports false -Wstringop-overflow (inlined wire::Writer) and
+    # -Wrestrict (std::string in the coordinator).
+    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEIR_BENCH=ON \
+      "-DCMAKE_CXX_FLAGS=-Wno-stringop-overflow -Wno-restrict" >/dev/null
+  fi
+  nice -n 10 ninja -C "$BUILD" "$@" >/dev/null
+}
+
+stop_pid() {  # pid signal: bounded wait, then SIGKILL
+  local pid=$1 sig=${2:-TERM} i
+  [[ -z $pid ]] && return 0
+  kill -"$sig" "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }; sleep 0.1; done
+  echo "pid $pid ignored SIG$sig for 30 s, killing" >&2
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  stop_pid "$WEIR_PID"; WEIR_PID=""
+  stop_pid "$MOCK_PID"; MOCK_PID=""
+  rm -rf "$WORK"
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+wait_port() {  # port: bounded 30 s
+  local i
+  for ((i = 0; i < 600; i++)); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "nothing listens on port $1 after 30 s" >&2; return 1
+}
