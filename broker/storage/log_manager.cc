@@ -175,8 +175,11 @@ void LogManager::write_checkpoints(std::size_t dir) {
         recovery_points[tp] = entry.log->recovery_point();
         log_starts[tp] = entry.log->log_start_offset();
     }
+    auto& written = dirs_[dir].written;
+    if (written && written->first == recovery_points && written->second == log_starts) return;
     write_checkpoint_file(dirs_[dir].path / kRecoveryPointCheckpointFile, recovery_points);
     write_checkpoint_file(dirs_[dir].path / kLogStartOffsetCheckpointFile, log_starts);
+    written.emplace(std::move(recovery_points), std::move(log_starts));
 }
 
 void LogManager::checkpoint() {

@@ -8,9 +8,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "broker/storage/checkpoint_file.h"
 #include "broker/storage/file.h"
 #include "broker/storage/log_config.h"
 #include "broker/storage/log_names.h"
@@ -71,6 +73,9 @@ private:
         std::filesystem::path path;
         File lock;
         bool clean_at_start = false;
+        // What the checkpoint files hold: rewriting (and fsyncing) them
+        // unchanged every second stalled requests behind ext4 journal commits.
+        std::optional<std::pair<OffsetCheckpoint, OffsetCheckpoint>> written;
     };
     struct Entry {
         std::shared_ptr<PartitionLog> log;

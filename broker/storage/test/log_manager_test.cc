@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "broker/storage/checkpoint_file.h"
 #include "broker/storage/log_manager.h"
@@ -209,6 +210,29 @@ TEST(CheckpointFile, RoundTripMissingAndMalformed) {
     std::ofstream(path) << "1\n0\n";
     EXPECT_TRUE(read_checkpoint_file(path, &ok).empty());
     EXPECT_FALSE(ok);
+}
+
+TEST_F(Manager, CheckpointsAreRewrittenOnlyWhenTheyChange) {
+    auto manager = open({dirs[0]});
+    auto log = manager->get_or_create({"t", 0}, small());
+    fill(*log, 2);
+    const auto file = dirs[0] / kRecoveryPointCheckpointFile;
+    auto inode = [&] {
+        struct stat st {};
+        EXPECT_EQ(::stat(file.c_str(), &st), 0);
+        return st.st_ino;
+    };
+    manager->checkpoint();
+    const auto first = inode();
+    manager->checkpoint();
+    EXPECT_EQ(inode(), first) << "unchanged checkpoints are not rewritten";
+    log->flush();  // moves the recovery point
+    manager->checkpoint();
+    EXPECT_NE(inode(), first);
+    bool ok = false;
+    EXPECT_EQ(read_checkpoint_file(file, &ok).at({"t", 0}), log->log_end_offset());
+    EXPECT_TRUE(ok);
+    manager->shutdown();
 }
 
 }  // namespace
