@@ -1,5 +1,6 @@
 #include "bench/broker_bench_common.h"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -69,6 +70,32 @@ std::optional<ProcSample> sample_process(pid_t pid) {
         else if (line.starts_with("VmHWM:")) s.vm_hwm_kb = value();
     }
     return s;
+}
+
+Child spawn(const std::vector<std::string>& argv, bool capture_stdout, const std::string& log) {
+    int pipe_fds[2] = {-1, -1};
+    int log_fd = log.empty() ? -1 : ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (capture_stdout && ::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+    std::vector<char*> cargv;
+    for (const auto& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
+    cargv.push_back(nullptr);
+    pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        if (log_fd >= 0) ::dup2(log_fd, STDERR_FILENO);
+        if (capture_stdout) ::dup2(pipe_fds[1], STDOUT_FILENO);
+        else ::dup2(STDERR_FILENO, STDOUT_FILENO);  // keep our stdout for RESULT lines
+        ::execv(cargv[0], cargv.data());
+        ::_exit(127);
+    }
+    if (log_fd >= 0) ::close(log_fd);
+    Child c;
+    c.pid = pid;
+    if (capture_stdout) {
+        ::close(pipe_fds[1]);
+        c.stdout_pipe.reset(pipe_fds[0]);
+    }
+    return c;
 }
 
 double stop_child(pid_t pid, int sig, std::chrono::seconds grace) {

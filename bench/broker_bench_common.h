@@ -3,6 +3,7 @@
 // server process, timing, percentiles and librdkafka handle RAII.
 #include <librdkafka/rdkafka.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace weir::bench {
@@ -37,6 +39,37 @@ struct ProcSample {
     std::int64_t vm_hwm_kb = 0;
 };
 std::optional<ProcSample> sample_process(pid_t pid);
+
+// An owned file descriptor.
+class Fd {
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    Fd& operator=(Fd&& o) noexcept {
+        reset(std::exchange(o.fd_, -1));
+        return *this;
+    }
+    ~Fd() { reset(); }
+    void reset(int fd = -1) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = fd;
+    }
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+// A started child process; stdout_pipe is set when its stdout is captured.
+struct Child {
+    pid_t pid = -1;
+    Fd stdout_pipe;
+};
+
+// Forks and execs argv (argv[0] is a path). stderr goes to `log` (appended)
+// when given; stdout to a pipe (capture_stdout) or to stderr, so that our own
+// stdout carries RESULT lines only.
+Child spawn(const std::vector<std::string>& argv, bool capture_stdout, const std::string& log);
 
 // Sends `sig` to a child and reaps it; SIGKILL and throw after `grace`.
 // Returns the seconds it took to exit.

@@ -24,24 +24,6 @@
 namespace weir::bench {
 namespace {
 
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    Fd& operator=(Fd&& o) noexcept {
-        reset(std::exchange(o.fd_, -1));
-        return *this;
-    }
-    ~Fd() { reset(); }
-    void reset(int fd = -1) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = fd;
-    }
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
 
 struct Endpoint {
     std::string host;
@@ -111,37 +93,6 @@ bool metadata_answered(const Endpoint& ep, std::int32_t correlation_id) {
     std::uint8_t head[12];  // size, correlation id, broker count
     if (!read_exact(fd.get(), head, sizeof head, deadline)) return false;
     return static_cast<std::int32_t>(get32(head + 4)) == correlation_id && static_cast<std::int32_t>(get32(head + 8)) >= 1;
-}
-
-struct Child {
-    pid_t pid = -1;
-    Fd stdout_pipe;
-};
-
-Child spawn(const std::vector<std::string>& argv, bool capture_stdout, const std::string& log) {
-    int pipe_fds[2] = {-1, -1};
-    int log_fd = log.empty() ? -1 : ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (capture_stdout && ::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-    std::vector<char*> cargv;
-    for (const auto& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
-    cargv.push_back(nullptr);
-    pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-        if (log_fd >= 0) ::dup2(log_fd, STDERR_FILENO);
-        if (capture_stdout) ::dup2(pipe_fds[1], STDOUT_FILENO);
-        else ::dup2(STDERR_FILENO, STDOUT_FILENO);  // keep our stdout for RESULT lines
-        ::execv(cargv[0], cargv.data());
-        ::_exit(127);
-    }
-    if (log_fd >= 0) ::close(log_fd);
-    Child c;
-    c.pid = pid;
-    if (capture_stdout) {
-        ::close(pipe_fds[1]);
-        c.stdout_pipe.reset(pipe_fds[0]);
-    }
-    return c;
 }
 
 // The mock prints "bootstrap=host:port" once it listens.

@@ -20,23 +20,6 @@
 namespace weir::bench {
 namespace {
 
-pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
-    int log_fd = log.empty() ? -1 : ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    std::vector<char*> cargv;
-    for (const auto& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
-    cargv.push_back(nullptr);
-    pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-        if (log_fd >= 0) ::dup2(log_fd, STDERR_FILENO);
-        ::dup2(STDERR_FILENO, STDOUT_FILENO);  // our stdout carries RESULT lines only
-        ::execv(cargv[0], cargv.data());
-        ::_exit(127);
-    }
-    if (log_fd >= 0) ::close(log_fd);
-    return pid;
-}
-
 bool accepts(const std::string& host, int port) {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in addr{};
@@ -104,7 +87,7 @@ int run_replay(const Args& a) {
     std::vector<double> listen_ms, first_ms, all_ms;
     for (int run = 0; run < runs; ++run) {
         const auto t0 = Clock::now();
-        const pid_t pid = spawn(a.positional, a.str("log"));
+        const pid_t pid = spawn(a.positional, false, a.str("log")).pid;
         const auto deadline = t0 + timeout;
         while (!accepts(host, port)) {
             if (exited(pid)) throw std::runtime_error("server exited before listening");

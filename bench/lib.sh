@@ -3,6 +3,18 @@
 # build, process control with bounded waits, free ports. Callers set ROOT,
 # BUILD and WORK, and keep their server pids in WEIR_PID / MOCK_PID.
 
+# shellcheck disable=SC2034  # REPS and QUICK are read by the caller
+bench_options() {  # default repetitions, then the script's arguments: sets REPS and QUICK
+  REPS=$1; QUICK=0; shift
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --reps) REPS=$2; shift 2 ;;
+      --quick) QUICK=1; shift ;;
+      *) echo "usage: $0 [--reps N] [--quick]" >&2; exit 2 ;;
+    esac
+  done
+}
+
 bench_build() {  # targets...
   if [[ ! -f $BUILD/build.ninja ]]; then
     # GCC 12 -O3 reports false -Wstringop-overflow (inlined wire::Writer) and

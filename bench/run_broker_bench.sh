@@ -15,22 +15,13 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build-bench}
-REPS=3
-QUICK=0
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --reps) REPS=$2; shift 2 ;;
-    --quick) QUICK=1; shift ;;
-    *) echo "usage: $0 [--reps N] [--quick]" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+bench_options 3 "$@"
 
 N100=1000000; N1K=300000; LAT_S=20; BIG_MSGS=1000000; STARTUP_RUNS=5
 if [[ $QUICK == 1 ]]; then N100=20000; N1K=5000; LAT_S=3; BIG_MSGS=20000; STARTUP_RUNS=2; fi
 PARTITIONS=4
-
-# shellcheck source=bench/lib.sh
-source "$ROOT/bench/lib.sh"
 
 # --- build ---------------------------------------------------------------
 bench_build weir broker_bench mock_cluster
@@ -135,8 +126,8 @@ done
 # --- start-up and idle memory ----------------------------------------------
 PORT=$(free_port)
 # shellcheck disable=SC2046
-timeout 600 "$BENCH" startup --address 127.0.0.1:$PORT --runs $STARTUP_RUNS --idle-ms 1000 --log "$WORK/weir.log" \
-  --prepare "rm -rf '$WORK/empty'" -- "$WEIR" $(weir_args "$WORK/empty" $PORT) | record server=weir case=empty
+timeout 600 "$BENCH" startup --address 127.0.0.1:"$PORT" --runs $STARTUP_RUNS --idle-ms 1000 --log "$WORK/weir.log" \
+  --prepare "rm -rf '$WORK/empty'" -- "$WEIR" $(weir_args "$WORK/empty" "$PORT") | record server=weir case=empty
 timeout 600 "$BENCH" startup --address stdout --runs $STARTUP_RUNS --idle-ms 1000 --log "$WORK/mock.log" \
   -- "$MOCK" | record server=mock case=empty
 
@@ -150,94 +141,20 @@ echo "RESULT phase=log_size bytes=$(du -sb "$WORK/big" | cut -f1) server=weir" |
 
 # After SIGKILL: each run starts from a fresh copy of the killed directory.
 # shellcheck disable=SC2046
-timeout 1800 "$BENCH" startup --address 127.0.0.1:$PORT --runs $STARTUP_RUNS --stop kill --log "$WORK/weir.log" \
+timeout 1800 "$BENCH" startup --address 127.0.0.1:"$PORT" --runs $STARTUP_RUNS --stop kill --log "$WORK/weir.log" \
   --prepare "rm -rf '$WORK/run' && cp -a '$WORK/big' '$WORK/run'" \
-  -- "$WEIR" $(weir_args "$WORK/run" $PORT) | record server=weir case=sigkill
+  -- "$WEIR" $(weir_args "$WORK/run" "$PORT") | record server=weir case=sigkill
 # After SIGTERM: one recovering start stopped cleanly, then the timed runs.
 rm -rf "$WORK/run"; cp -a "$WORK/big" "$WORK/run"
 # shellcheck disable=SC2046
-timeout 600 "$BENCH" startup --address 127.0.0.1:$PORT --runs 1 --stop term --log "$WORK/weir.log" \
-  -- "$WEIR" $(weir_args "$WORK/run" $PORT) >/dev/null
+timeout 600 "$BENCH" startup --address 127.0.0.1:"$PORT" --runs 1 --stop term --log "$WORK/weir.log" \
+  -- "$WEIR" $(weir_args "$WORK/run" "$PORT") >/dev/null
 # shellcheck disable=SC2046
-timeout 600 "$BENCH" startup --address 127.0.0.1:$PORT --runs $STARTUP_RUNS --stop term --log "$WORK/weir.log" \
-  -- "$WEIR" $(weir_args "$WORK/run" $PORT) | record server=weir case=sigterm
+timeout 600 "$BENCH" startup --address 127.0.0.1:"$PORT" --runs $STARTUP_RUNS --stop term --log "$WORK/weir.log" \
+  -- "$WEIR" $(weir_args "$WORK/run" "$PORT") | record server=weir case=sigterm
 
 echo "RESULT phase=env loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" | tee -a "$RESULTS"
 
 # --- table -----------------------------------------------------------------
-python3 - "$RESULTS" <<'PY' | tee "$TABLE"
-import statistics, sys
-
-rows = []
-for line in open(sys.argv[1]):
-    if not line.startswith("RESULT"):
-        continue
-    d = {}
-    for kv in line.split()[1:]:
-        k, _, v = kv.partition("=")
-        d[k] = v
-    rows.append(d)
-
-def pick(**want):
-    return [r for r in rows if all(r.get(k) == v for k, v in want.items())]
-
-def med(vals):
-    vals = [float(v) for v in vals]
-    return statistics.median(vals) if vals else float("nan")
-
-def m(field, **want):
-    return med(r[field] for r in pick(**want) if field in r)
-
-def per_gb(**want):  # server CPU seconds per 10^9 payload bytes, median over reps
-    return med(float(r["server_cpu_s"]) / (float(r["payload_bytes"]) / 1e9) for r in pick(**want))
-
-def ratio(a, b):
-    return f"{a / b:.2f}" if b else "n/a"
-
-def fmt(v, digits=0):
-    return f"{v:,.{digits}f}"
-
-env = pick(phase="env")
-print(f"nproc {env[0]['nproc']}, CPU {env[0]['cpu'].strip(chr(34)).replace('_', ' ')}, {env[0]['date']}, "
-      f"load average at start {env[0]['loadavg_start']}, at end {env[-1].get('loadavg_end', '?')}; "
-      f"medians of {len(pick(phase='server_total', server='weir'))} repetitions\n")
-
-print("| Phase | Weir msgs/s | Weir MB/s | mock msgs/s | mock MB/s | Weir/mock | Weir CPU s/GB | mock CPU s/GB | Weir/mock |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-phases = []
-for size in ("100", "1024"):
-    for acks in ("1", "all"):
-        phases.append((f"produce {size} B acks={acks}", dict(phase="produce", size=size, acks=acks)))
-for size, name in (("100", "100 B"), ("1024", "1 KiB")):
-    phases.append((f"consume {name}", dict(phase="consume", topic_size=size)))
-for r in rows:  # consume lines carry no size: derive it from bytes per message
-    if r.get("phase") == "consume":
-        r["topic_size"] = "100" if float(r["payload_bytes"]) / float(r["msgs"]) < 500 else "1024"
-for label, want in phases:
-    w = m("msgs_per_s", server="weir", **want); k = m("msgs_per_s", server="mock", **want)
-    wb = m("mb_per_s", server="weir", **want); kb = m("mb_per_s", server="mock", **want)
-    wc = per_gb(server="weir", **want); kc = per_gb(server="mock", **want)
-    print(f"| {label} | {fmt(w)} | {fmt(wb, 1)} | {fmt(k)} | {fmt(kb, 1)} | {ratio(w, k)} | {fmt(wc, 2)} | {fmt(kc, 2)} | {ratio(wc, kc)} |")
-
-print()
-print("| End-to-end latency, 1,000 msg/s x 1 KiB | Weir p50 / p99 / p99.9 ms | mock p50 / p99 / p99.9 ms | Weir CPU s | mock CPU s |")
-print("| --- | ---: | ---: | ---: | ---: |")
-for label, phase in (("librdkafka defaults (target)", "latency"), ("linger.ms=0 (diagnostic)", "latency_linger0")):
-    cells = []
-    for server in ("weir", "mock"):
-        cells.append(" / ".join(fmt(m(f, phase=phase, server=server), 2) for f in ("p50_ms", "p99_ms", "p999_ms")))
-    cpu = [fmt(m("server_cpu_s", phase=phase, server=s), 2) for s in ("weir", "mock")]
-    print(f"| {label} | {cells[0]} | {cells[1]} | {cpu[0]} | {cpu[1]} |")
-
-print()
-print("| Start-up and memory | Weir | mock |")
-print("| --- | ---: | ---: |")
-print(f"| start-up to first Metadata answer, empty (median ms) | {fmt(m('median_ms', phase='startup', server='weir', case='empty'), 1)} | {fmt(m('median_ms', phase='startup', server='mock', case='empty'), 1)} |")
-size = m("bytes", phase="log_size")
-print(f"| start-up with {size / 2**30:.2f} GiB of logs after SIGTERM (median ms) | {fmt(m('median_ms', phase='startup', case='sigterm'), 1)} | n/a |")
-print(f"| start-up with {size / 2**30:.2f} GiB of logs after SIGKILL (median ms) | {fmt(m('median_ms', phase='startup', case='sigkill'), 1)} | n/a |")
-print(f"| idle RSS after start-up (median MB) | {fmt(m('median_idle_rss_kb', phase='startup', server='weir', case='empty') / 1024, 1)} | {fmt(m('median_idle_rss_kb', phase='startup', server='mock', case='empty') / 1024, 1)} |")
-print(f"| peak RSS (VmHWM) over one repetition (median MB) | {fmt(m('hwm_kb', phase='server_total', server='weir') / 1024, 1)} | {fmt(m('hwm_kb', phase='server_total', server='mock') / 1024, 1)} |")
-print(f"| CPU over one repetition (median s) | {fmt(m('cpu_s', phase='server_total', server='weir'), 1)} | {fmt(m('cpu_s', phase='server_total', server='mock'), 1)} |")
-PY
+python3 "$ROOT/bench/broker_bench_table.py" "$RESULTS" | tee "$TABLE"
 echo "raw results: $RESULTS, table: $TABLE" >&2

@@ -23,23 +23,14 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build-gbench}
-REPS=5
-QUICK=0
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --reps) REPS=$2; shift 2 ;;
-    --quick) QUICK=1; shift ;;
-    *) echo "usage: $0 [--reps N] [--quick]" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+bench_options 5 "$@"
 
 COMMIT_S=5; COMMIT_REPS=3; MEM_ROUNDS=3; FILL_GROUPS=1000; FILL_ROUNDS=1000; FILL_PARTS=1000; REPLAY_RUNS=3
 if [[ $QUICK == 1 ]]; then
   REPS=2; COMMIT_S=2; COMMIT_REPS=1; MEM_ROUNDS=1; FILL_GROUPS=20; FILL_ROUNDS=20; FILL_PARTS=100; REPLAY_RUNS=1
 fi
-
-# shellcheck source=bench/lib.sh
-source "$ROOT/bench/lib.sh"
 
 # --- build ---------------------------------------------------------------
 bench_build -j1 weir group_bench
@@ -188,90 +179,5 @@ grep -ciE 'error|warn' "$WORK/weir.log" | sed 's/^/weir.log error|warn lines: /'
 cp "$WORK/weir.log" "$BUILD/group_bench_weir.log"
 
 # --- table -----------------------------------------------------------------
-python3 - "$RESULTS" <<'PY' | tee "$TABLE"
-import statistics, sys
-
-rows = []
-for line in open(sys.argv[1]):
-    if not line.startswith("RESULT"):
-        continue
-    d = {}
-    for kv in line.split()[1:]:
-        k, _, v = kv.partition("=")
-        d[k] = v
-    rows.append(d)
-
-def pick(**want):
-    return [r for r in rows if all(r.get(k) == v for k, v in want.items())]
-
-def m(field, **want):
-    vals = [float(r[field]) for r in pick(**want) if field in r]
-    return statistics.median(vals) if vals else float("nan")
-
-def f(v, digits=0):
-    return f"{v:,.{digits}f}" if v == v else "n/a"
-
-def ratio(a, b):
-    return f"{a / b:.2f}" if a == a and b == b and b else ""
-
-def row(label, w, k, digits=0, show_ratio=True):
-    wc = w if isinstance(w, str) else f(w, digits)
-    kc = k if isinstance(k, str) else f(k, digits)
-    r = ratio(w, k) if show_ratio and not isinstance(w, str) and not isinstance(k, str) else ""
-    print(f"| {label} | {wc} | {kc} | {r} |")
-
-env = pick(phase="env")
-print(f"nproc {env[0]['nproc']}, CPU {env[0]['cpu'].strip(chr(34)).replace('_', ' ')}, {env[0]['date']}, "
-      f"load average at start {env[0]['loadavg_start']}, at end {env[-1].get('loadavg_end', '?')}\n")
-print("| Measure | Weir | mock | Weir/mock |")
-print("| --- | ---: | ---: | ---: |")
-
-for r in rows:
-    r.setdefault("variant", "default")
-for variant, desc in (("default", "client defaults"), ("hb100", "heartbeat.interval.ms=100 (diagnostic)")):
-    want = dict(phase="join_run", variant=variant)
-    n = len(pick(server="weir", **want))
-    if not n:
-        continue
-    row(f"join, {desc}: 10 members to a stable group, median of {n} (ms)", m("join_ms", server="weir", **want),
-        m("join_ms", server="mock", **want))
-    rng = {}
-    for s in ("weir", "mock"):
-        rs = [float(r["join_ms"]) for r in pick(server=s, **want)]
-        rng[s] = f"{f(min(rs))}-{f(max(rs))}" if rs else "n/a"
-    row(f"join, {desc}: min-max (ms)", rng["weir"], rng["mock"])
-    stalls = {s: len(pick(phase="join_timeout", server=s, variant=variant)) for s in ("weir", "mock")}
-    if any(stalls.values()):
-        row(f"join, {desc}: repetitions not stable within 60 s (left out above)", str(stalls["weir"]), str(stalls["mock"]))
-for parts in ("1", "100"):
-    want = dict(phase="commit", partitions=parts)
-    label = f"commit, {parts} partition{'s' if parts != '1' else ''}/request"
-    n = len(pick(server="weir", **want))
-    row(f"{label}: commits/s, median of {n} x {f(m('seconds', server='weir', **want))} s", m("commits_per_s", server="weir", **want),
-        m("commits_per_s", server="mock", **want))
-    if parts != "1":
-        row(f"{label}: offsets/s", m("offsets_per_s", server="weir", **want), m("offsets_per_s", server="mock", **want))
-    lat = {s: f"{f(m('p50_ms', server=s, **want), 2)} / {f(m('p99_ms', server=s, **want), 2)}" for s in ("weir", "mock")}
-    row(f"{label}: p50 / p99 latency (ms)", lat["weir"], lat["mock"])
-    def cpu_us(server):
-        vals = [float(r["server_cpu_s"]) / float(r["commits"]) * 1e6 for r in pick(server=server, **want)]
-        return statistics.median(vals) if vals else float("nan")
-    row(f"{label}: server CPU per commit (us)", cpu_us("weir"), cpu_us("mock"), 1)
-row("memory: RSS growth per 10,000 committed group-partitions (KB)",
-    m("kb_per_10k", phase="memory", server="weir"), m("kb_per_10k", phase="memory", server="mock"))
-for label in ("distinct", "repeated"):
-    fl = pick(phase="fill", case=label)
-    if not fl:
-        continue
-    shape = f"{int(fl[0]['groups']):,} x {int(fl[0]['partitions']):,} x {int(fl[0]['rounds']):,}"
-    want = dict(phase="replay_run", case=label)
-    row(f"replay {label} ({shape} groups x partitions x rounds): spawn to committed offsets of a group on every "
-        f"__consumer_offsets partition (ms)", m("all_probes_ms", **want), "n/a")
-    row(f"replay {label}: spawn to listening (ms); Weir's log: started in / slowest partition load (ms)",
-        f"{f(m('listen_ms', **want))}; {f(m('started_ms', phase='replay_log', case=label))} / "
-        f"{f(m('max_load_ms', phase='replay_log', case=label))}", "n/a")
-    row(f"replay {label}: RSS after loading (MB)", m("rss_kb", **want) / 1024, "n/a", 1)
-    row(f"replay {label}: __consumer_offsets on disk (MB)", m("bytes", phase="offsets_log", case=label) / 1e6, "n/a", 1)
-    row(f"replay {label}: fill rate (offsets/s)", m("offsets_per_s", phase="fill", case=label), "n/a")
-PY
+python3 "$ROOT/bench/group_bench_table.py" "$RESULTS" | tee "$TABLE"
 echo "raw results: $RESULTS, table: $TABLE, weir log: $BUILD/group_bench_weir.log" >&2
