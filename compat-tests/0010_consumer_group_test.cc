@@ -12,45 +12,7 @@ namespace weir::compat {
 namespace {
 
 using namespace std::chrono_literals;
-using group::ConsumerProcess;
-
-constexpr int kPartitions = 4;
-
-BrokerOptions group_broker() {
-    BrokerOptions o;
-    o.overrides = {{"group.initial.rebalance.delay.ms", "0"},
-                   {"group.min.session.timeout.ms", "500"},
-                   {"offsets.topic.num.partitions", "4"}};
-    return o;
-}
-
-void create_topic(const BrokerProcess& broker, const std::string& topic) {
-    Admin admin(broker.bootstrap());
-    auto r = admin.create_topic(topic, kPartitions);
-    ASSERT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
-}
-
-// `count` messages spread over the partitions, values "<tag>-<i>".
-void produce(const BrokerProcess& broker, const std::string& topic, int count, const std::string& tag) {
-    std::vector<OutMessage> out;
-    for (int i = 0; i < count; ++i)
-        out.push_back({topic, i % kPartitions, std::nullopt, tag + "-" + std::to_string(i), {}, 0});
-    for (const auto& d : produce_all(broker.bootstrap(), out, {{"acks", "all"}}))
-        ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
-}
-
-std::set<std::string> values(const std::vector<const ConsumerProcess*>& members) {
-    std::set<std::string> out;
-    for (const auto* m : members)
-        for (const auto& c : m->messages()) out.insert(c.value);
-    return out;
-}
-
-std::set<std::string> expected_values(const std::string& tag, int count) {
-    std::set<std::string> out;
-    for (int i = 0; i < count; ++i) out.insert(tag + "-" + std::to_string(i));
-    return out;
-}
+using namespace group;
 
 TEST(ConsumerGroup, AssignmentsStayDisjointAndCompleteAsMembersJoinAndLeave) {
     BrokerProcess broker(group_broker());

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
 #include <librdkafka/rdkafkacpp.h>
 
 #include <algorithm>
@@ -34,6 +35,8 @@
 #include <thread>
 #include <vector>
 
+#include "harness/admin.h"
+#include "harness/broker_process.h"
 #include "harness/kafka_client.h"
 #include "harness/wait.h"
 
@@ -348,6 +351,47 @@ inline std::string describe(const std::vector<const ConsumerProcess*>& members) 
             for (int p : *a) out += std::to_string(p) + " ";
         out += "\n";
     }
+    return out;
+}
+
+// ------------------------------------------------------------------ test helpers
+
+inline constexpr int kPartitions = 4;
+
+// Fast groups: no initial delay, short sessions allowed, few offsets partitions.
+inline BrokerOptions group_broker() {
+    BrokerOptions o;
+    o.overrides = {{"group.initial.rebalance.delay.ms", "0"},
+                   {"group.min.session.timeout.ms", "500"},
+                   {"offsets.topic.num.partitions", "4"}};
+    return o;
+}
+
+inline void create_topic(const BrokerProcess& broker, const std::string& topic) {
+    Admin admin(broker.bootstrap());
+    auto r = admin.create_topic(topic, kPartitions);
+    ASSERT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
+}
+
+// `count` messages spread over the partitions, values "<tag>-<i>".
+inline void produce(const BrokerProcess& broker, const std::string& topic, int count, const std::string& tag) {
+    std::vector<OutMessage> out;
+    for (int i = 0; i < count; ++i)
+        out.push_back({topic, i % kPartitions, std::nullopt, tag + "-" + std::to_string(i), {}, 0});
+    for (const auto& d : produce_all(broker.bootstrap(), out, {{"acks", "all"}}))
+        ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
+}
+
+inline std::set<std::string> values(const std::vector<const ConsumerProcess*>& members) {
+    std::set<std::string> out;
+    for (const auto* m : members)
+        for (const auto& c : m->messages()) out.insert(c.value);
+    return out;
+}
+
+inline std::set<std::string> expected_values(const std::string& tag, int count) {
+    std::set<std::string> out;
+    for (int i = 0; i < count; ++i) out.insert(tag + "-" + std::to_string(i));
     return out;
 }
 

@@ -11,31 +11,7 @@ namespace weir::compat {
 namespace {
 
 using namespace std::chrono_literals;
-using group::ConsumerProcess;
-
-constexpr int kPartitions = 4;
-
-BrokerOptions group_broker() {
-    BrokerOptions o;
-    o.overrides = {{"group.initial.rebalance.delay.ms", "0"},
-                   {"group.min.session.timeout.ms", "500"},
-                   {"offsets.topic.num.partitions", "4"}};
-    return o;
-}
-
-void setup_topic(const BrokerProcess& broker, const std::string& topic) {
-    Admin admin(broker.bootstrap());
-    auto r = admin.create_topic(topic, kPartitions);
-    ASSERT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
-}
-
-void produce(const BrokerProcess& broker, const std::string& topic, int count, const std::string& tag) {
-    std::vector<OutMessage> out;
-    for (int i = 0; i < count; ++i)
-        out.push_back({topic, i % kPartitions, std::nullopt, tag + "-" + std::to_string(i), {}, 0});
-    for (const auto& d : produce_all(broker.bootstrap(), out, {{"acks", "all"}}))
-        ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
-}
+using namespace group;
 
 std::int64_t committed_total(const ConsumerProcess& c) {
     std::int64_t total = 0;
@@ -47,7 +23,7 @@ TEST(GroupOffsets, NewMemberResumesFromTheCommittedOffsetAfterARestart) {
     BrokerProcess broker(group_broker());
     broker.start();
     const std::string topic = "resume";
-    setup_topic(broker, topic);
+    create_topic(broker, topic);
     produce(broker, topic, 100, "a");
     {
         ConsumerProcess first(broker.bootstrap(), "resumers", topic);
@@ -73,7 +49,7 @@ TEST(GroupOffsets, RunningMemberCarriesOnAcrossARestart) {
     BrokerProcess broker(group_broker());
     broker.start();
     const std::string topic = "carry-on";
-    setup_topic(broker, topic);
+    create_topic(broker, topic);
     ConsumerProcess member(broker.bootstrap(), "steady", topic);
     ASSERT_TRUE(wait_until([&] { return member.assignment() && member.assignment()->size() == 4; }, 20s));
     produce(broker, topic, 100, "a");

@@ -12,44 +12,13 @@ namespace weir::compat {
 namespace {
 
 using namespace std::chrono_literals;
-using group::ConsumerProcess;
-
-constexpr int kPartitions = 4;
-
-BrokerOptions group_broker() {
-    BrokerOptions o;
-    o.overrides = {{"group.initial.rebalance.delay.ms", "0"},
-                   {"group.min.session.timeout.ms", "500"},
-                   {"offsets.topic.num.partitions", "4"}};
-    return o;
-}
-
-void setup_topic(const BrokerProcess& broker, const std::string& topic) {
-    Admin admin(broker.bootstrap());
-    auto r = admin.create_topic(topic, kPartitions);
-    ASSERT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
-}
-
-void produce(const BrokerProcess& broker, const std::string& topic, int count, const std::string& tag) {
-    std::vector<OutMessage> out;
-    for (int i = 0; i < count; ++i)
-        out.push_back({topic, i % kPartitions, std::nullopt, tag + "-" + std::to_string(i), {}, 0});
-    for (const auto& d : produce_all(broker.bootstrap(), out, {{"acks", "all"}}))
-        ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
-}
-
-std::set<std::string> values(const std::vector<const ConsumerProcess*>& members) {
-    std::set<std::string> out;
-    for (const auto* m : members)
-        for (const auto& c : m->messages()) out.insert(c.value);
-    return out;
-}
+using namespace group;
 
 TEST(StaticMembership, RestartedMemberGetsItsPartitionsBackWithoutARebalance) {
     BrokerProcess broker(group_broker());
     broker.start();
     const std::string topic = "static";
-    setup_topic(broker, topic);
+    create_topic(broker, topic);
     const std::map<std::string, std::string> s1_conf{{"group.instance.id", "s1"}, {"session.timeout.ms", "6000"}};
     const std::map<std::string, std::string> s2_conf{{"group.instance.id", "s2"}, {"session.timeout.ms", "6000"}};
     ConsumerProcess s1(broker.bootstrap(), "statics", topic, s1_conf);
@@ -79,7 +48,7 @@ TEST(CooperativeSticky, MembersKeepTheirPartitionsWhileOthersJoinAndLeave) {
     BrokerProcess broker(group_broker());
     broker.start();
     const std::string topic = "cooperative";
-    setup_topic(broker, topic);
+    create_topic(broker, topic);
     const std::map<std::string, std::string> conf{{"partition.assignment.strategy", "cooperative-sticky"}};
     ConsumerProcess a(broker.bootstrap(), "sticky", topic, conf);
     ConsumerProcess b(broker.bootstrap(), "sticky", topic, conf);
