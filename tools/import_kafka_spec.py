@@ -14,7 +14,9 @@ import os
 import re
 import sys
 
-DEFAULT_SPECS = "/work/shared/kafka-protocol/message-specs"
+# Kafka's specs as the project keeps them beside the repository.
+DEFAULT_SPECS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
+                                             "kafka-protocol", "message-specs"))
 
 # The APIs Weir serves (file stem -> API name) plus the consumer data messages.
 WEIR_APIS = [

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that every protocol/defs/*.def states the same facts as Kafka's JSON spec.
 
-  defs_match_specs_test.py [SPECS_DIR]   (default /work/shared/kafka-protocol/message-specs)
+  defs_match_specs_test.py [SPECS_DIR]   (default: ../shared/kafka-protocol/message-specs beside the repository)
 
 For each message: kind, api key, valid/flexible versions, latestVersionUnstable,
 and recursively every field (order, name, type, versions, nullable versions,
@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "gen"))
 import defs  # noqa: E402
 
-DEFAULT_SPECS = "/work/shared/kafka-protocol/message-specs"
+DEFAULT_SPECS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "kafka-protocol", "message-specs"))
 DEFS_DIR = os.path.join(HERE, "..", "defs")
 # Definitions whose Kafka schema is not in the shared copy of the client
 # message specs (they come from Kafka's group-coordinator resources), so
