@@ -9,6 +9,7 @@ PACKAGES=(
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libisal-dev
   libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev
   librdkafka-dev kcat
+  libssl-dev libsasl2-dev rapidjson-dev dpkg-dev
   libzookeeper-mt-dev zookeeper
   clang libclang-rt-14-dev
   python3-kafka golang-go golang-github-shopify-sarama-dev

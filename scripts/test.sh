@@ -2,7 +2,9 @@
 # Builds Weir and runs every test: unit tests and compat tests with real clients.
 # In CI (or with WEIR_TEST_FULL=1) the one build is instrumented with ASan +
 # UBSan, so the compat tests' real clients also drive a sanitized broker, and
-# the libFuzzer targets run for a bounded time. Exits non-zero if anything fails.
+# the libFuzzer targets run for a bounded time. Both modes end with librdkafka's
+# own integration suite (compat-tests/librdkafka-suite). Exits non-zero if
+# anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -31,8 +33,12 @@ if [ -n "$full" ]; then
   # plain build above (without CI=1).
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_SANITIZE=ON -DWEIR_BENCH=OFF >/dev/null
   cmake --build build-asan -j"$jobs"
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --timeout 600 -j"$jobs" --output-on-failure || status=1
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  ctest --test-dir build-asan --timeout 600 -j"$jobs" --output-on-failure || status=1
+
+  echo "=== librdkafka's own integration suite against the sanitized broker ==="
+  compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite \
+    --parallel "${WEIR_SUITE_PARALLEL:-2}" || status=1
   exit $status
 fi
 
@@ -40,4 +46,8 @@ echo "=== build and run every test ==="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --timeout 600 -j"$jobs" --output-on-failure || status=1
+
+echo "=== librdkafka's own integration suite ==="
+compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite \
+  --parallel "${WEIR_SUITE_PARALLEL:-2}" || status=1
 exit $status

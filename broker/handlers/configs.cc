@@ -231,8 +231,13 @@ ApiError alter_loggers(const BrokerContext& broker, const std::string& name, con
 
 // Resource-level checks both AlterConfigs flavours make first
 // (ConfigAdminManager.preprocess); fills `errors` for resources that fail.
+// A key named twice is refused only by IncrementalAlterConfigs: legacy
+// AlterConfigs collects the entries into Properties, where the last value wins
+// (Kafka 3.x; librdkafka's read-modify-write of a topic relies on it).
+enum class DuplicateKeys { refuse, last_wins };
 template <typename Resource, typename NeedsValue>
-std::vector<std::optional<ApiError>> preprocess(const std::vector<Resource>& resources, NeedsValue needs_value) {
+std::vector<std::optional<ApiError>> preprocess(const std::vector<Resource>& resources, DuplicateKeys duplicates,
+                                                NeedsValue needs_value) {
     std::vector<std::optional<ApiError>> errors(resources.size());
     std::map<std::pair<std::int8_t, std::string>, std::size_t> first;
     for (std::size_t i = 0; i < resources.size(); ++i) {
@@ -249,7 +254,7 @@ std::vector<std::optional<ApiError>> preprocess(const std::vector<Resource>& res
             duplicate_keys = duplicate_keys || !names.insert(c.name).second;
             if (!c.value && needs_value(c)) nulls.push_back(c.name);
         }
-        if (duplicate_keys) {
+        if (duplicate_keys && duplicates == DuplicateKeys::refuse) {
             errors[i] = fail(ErrorCode::invalid_request, "Error due to duplicate config keys");
         } else if (!nulls.empty()) {
             std::string list;
@@ -379,7 +384,7 @@ Task<msg::DescribeConfigsResponse> handle(BrokerContext& broker, const RequestCo
 
 Task<msg::AlterConfigsResponse> handle(BrokerContext& broker, const RequestContext&, msg::AlterConfigsRequest request) {
     msg::AlterConfigsResponse response;
-    auto errors = preprocess(request.resources, [](const auto&) { return true; });
+    auto errors = preprocess(request.resources, DuplicateKeys::last_wins, [](const auto&) { return true; });
     for (std::size_t i = 0; i < request.resources.size(); ++i) {
         const auto& r = request.resources[i];
         if (errors[i]) {
@@ -405,7 +410,8 @@ Task<msg::AlterConfigsResponse> handle(BrokerContext& broker, const RequestConte
 Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext& broker, const RequestContext&,
                                                   msg::IncrementalAlterConfigsRequest request) {
     msg::IncrementalAlterConfigsResponse response;
-    auto errors = preprocess(request.resources, [](const auto& c) { return c.config_operation != kDelete; });
+    auto errors = preprocess(request.resources, DuplicateKeys::refuse,
+                             [](const auto& c) { return c.config_operation != kDelete; });
     for (std::size_t i = 0; i < request.resources.size(); ++i) {
         const auto& r = request.resources[i];
         if (errors[i]) {

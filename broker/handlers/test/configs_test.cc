@@ -209,6 +209,18 @@ TEST_F(AlterConfigsHandlerTest, BrokerConfigsAreStatic) {
     EXPECT_EQ(call(alter(kBrokerLogger, "7", {}), 2).responses[0].error_code, to_int(ErrorCode::invalid_request));
 }
 
+// librdkafka reads a topic's configs back and appends the change, so a key can
+// come twice; Kafka's legacy AlterConfigs keeps the last value.
+TEST_F(AlterConfigsHandlerTest, RepeatedKeyLastValueWins) {
+    create_topic("t");
+    auto r = call(alter(kTopic, "t", {{"retention.ms", "1000"}, {"message.format.version", "3.0-IV1"},
+                                      {"retention.ms", "2000"}, {"message.format.version", "0.10.0.0"}}),
+                  0);
+    EXPECT_EQ(r.responses[0].error_code, 0);
+    EXPECT_EQ(store_->topic("t")->configs.at("retention.ms"), "2000");
+    EXPECT_EQ(store_->topic("t")->configs.at("message.format.version"), "0.10.0.0");
+}
+
 TEST_F(AlterConfigsHandlerTest, RepeatedResources) {
     create_topic("t");
     auto r = alter(kTopic, "t", {{"retention.ms", "1"}});
