@@ -3,80 +3,37 @@
 // and librdkafka (magic 2) reading/writing the same partition.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <sstream>
+#include <map>
 
 #include "harness/admin.h"
 #include "harness/broker_process.h"
 #include "harness/kafka_client.h"
-#include "harness/subprocess.h"
+#include "harness/sarama.h"
 
 namespace weir::compat {
 namespace {
 
 using namespace std::chrono_literals;
 
-struct Line {
-    std::string kind;
-    int partition = -1;
-    std::int64_t offset = -1;
-    std::string key, value;
-    std::int64_t timestamp = -1;
-};
-
-std::vector<Line> parse(const std::string& out) {
-    std::vector<Line> lines;
-    std::istringstream in(out);
-    for (std::string l; std::getline(in, l);) {
-        std::istringstream f(l);
-        Line line;
-        f >> line.kind >> line.partition >> line.offset >> line.key >> line.value;
-        if (line.kind == "consumed") f >> line.timestamp;
-        lines.push_back(line);
-    }
-    return lines;
-}
-
 class Sarama : public ::testing::Test {
 protected:
-    // Builds the Go program offline (GOPATH mode against Debian's sources).
-    // GOCACHE lives in the build tree so later runs take a second or two.
-    static void SetUpTestSuite() {
-        const std::filesystem::path bin_dir = WEIR_COMPAT_BINARY_DIR;
-        binary_ = (bin_dir / "sarama-compat").string();
-        const std::string tmp = binary_ + ".tmp." + std::to_string(::getpid());
-        build_ = run_process({WEIR_GO, "build", "-o", tmp, "."}, 200s,
-                             {.env = {{"GO111MODULE", "off"},
-                                      {"GOPATH", WEIR_GOPATH},
-                                      {"GOFLAGS", ""},
-                                      {"GOPROXY", "off"},
-                                      {"GOCACHE", (bin_dir / "gocache").string()},
-                                      {"CGO_ENABLED", "1"}},
-                              .cwd = std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / "sarama"});
-        if (build_.exit_code == 0) std::filesystem::rename(tmp, binary_);  // atomic: parallel test processes
-    }
-
     void SetUp() override {
         ASSERT_STRNE(WEIR_GO, "") << "go not found at configure time (Debian package golang-go)";
-        ASSERT_EQ(build_.exit_code, 0) << "offline go build of compat-tests/sarama failed:\n" << build_.describe();
+        ASSERT_EQ(build_sarama().exit_code, 0) << "offline go build of compat-tests/sarama failed:\n"
+                                               << build_sarama().describe();
         broker_.start();
         Admin admin(broker_.bootstrap());
         const auto r = admin.create_topic(topic_, 1);
         ASSERT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
     }
 
-    ProcessResult sarama(std::vector<std::string> args) {
-        args.insert(args.begin(), binary_);
-        return run_process(args, 30s);
-    }
+    static ProcessResult sarama(std::vector<std::string> args) { return run_sarama(std::move(args)); }
 
     // Sarama produces `count` messages key-i / sarama-value-i; checks its report.
     void sarama_produce(int count, const std::string& codec) {
         const auto r = sarama({"produce", broker_.bootstrap(), topic_, std::to_string(count), codec});
         ASSERT_EQ(r.exit_code, 0) << r.describe();
-        const auto lines = parse(r.out);
+        const auto lines = parse_sarama(r.out);
         ASSERT_EQ(lines.size(), static_cast<std::size_t>(count)) << r.out;
         for (int i = 0; i < count; ++i) {
             const auto& l = lines[static_cast<std::size_t>(i)];
@@ -88,14 +45,9 @@ protected:
         }
     }
 
-    static std::string binary_;
-    static ProcessResult build_;
     BrokerProcess broker_;
     std::string topic_ = "legacy";
 };
-
-std::string Sarama::binary_;
-ProcessResult Sarama::build_;
 
 TEST_F(Sarama, DefaultVersionIsOldest) {
     const auto r = sarama({"version"});
@@ -110,7 +62,7 @@ TEST_P(SaramaCodec, ProduceV0ThenFetchV0AndLibrdkafka) {
     // Sarama reads back (Fetch v0: the broker serves magic-0 message sets).
     const auto r = sarama({"consume", broker_.bootstrap(), topic_, "0", "oldest", "100"});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
-    const auto lines = parse(r.out);
+    const auto lines = parse_sarama(r.out);
     ASSERT_EQ(lines.size(), 100u) << r.out;
     std::map<std::int64_t, std::string> key_at;
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -154,7 +106,7 @@ TEST_F(Sarama, ReadsLibrdkafkaRecordsDownConverted) {
     // Sarama (Fetch v0) from the middle: offsets and payloads survive the v2 -> v0 conversion.
     const auto r = sarama({"consume", broker_.bootstrap(), topic_, "0", "5", "55"});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
-    const auto lines = parse(r.out);
+    const auto lines = parse_sarama(r.out);
     ASSERT_EQ(lines.size(), 55u) << r.out;
     for (std::size_t k = 0; k < lines.size(); ++k) {
         const std::int64_t off = 5 + static_cast<std::int64_t>(k);
