@@ -31,7 +31,7 @@ if [ -n "$full" ]; then
   echo "=== ASan + UBSan build of everything; every test ==="
   # Debug (-O0) compiles fastest; the optimizer-only warnings are left to the
   # plain build above (without CI=1).
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_SANITIZE=ON -DWEIR_BENCH=OFF >/dev/null
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_WERROR=ON -DWEIR_SANITIZE=ON -DWEIR_BENCH=OFF >/dev/null
   cmake --build build-asan -j"$jobs"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   ctest --test-dir build-asan --timeout 600 -j"$jobs" --output-on-failure || status=1
@@ -43,7 +43,7 @@ if [ -n "$full" ]; then
 fi
 
 echo "=== build and run every test ==="
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --timeout 600 -j"$jobs" --output-on-failure || status=1
 
