@@ -1,7 +1,6 @@
 #pragma once
 // Shared pieces of broker_bench: argument parsing, /proc sampling of the
 // server process, timing, percentiles and librdkafka handle RAII.
-#include <librdkafka/rdkafka.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -13,6 +12,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "cli/rdkafka/handles.h"
 
 namespace weir::bench {
 
@@ -90,15 +91,8 @@ private:
     std::string line_;
 };
 
-struct KafkaDeleter {
-    void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
-using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;
-
-struct PartitionListDeleter {
-    void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
-};
-using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
+using KafkaHandle = rdkafka::Client;
+using rdkafka::PartitionList;
 
 // Builds a client from key=value settings; throws std::runtime_error on any
 // rejected setting. `setup` may install callbacks on the conf first.

@@ -12,20 +12,9 @@
 namespace weir::bench {
 namespace {
 
-struct QueueDeleter {
-    void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
-};
-using Queue = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
-
-struct EventDeleter {
-    void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
-};
-using Event = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
-
-struct OptionsDeleter {
-    void operator()(rd_kafka_AdminOptions_t* o) const { rd_kafka_AdminOptions_destroy(o); }
-};
-using Options = std::unique_ptr<rd_kafka_AdminOptions_t, OptionsDeleter>;
+using rdkafka::Event;
+using rdkafka::Queue;
+using Options = rdkafka::AdminOptions;
 
 Options admin_options(rd_kafka_t* rk, rd_kafka_admin_op_t op, std::chrono::milliseconds timeout,
                       void* opaque = nullptr) {

@@ -13,18 +13,14 @@
 namespace weir::bench {
 namespace {
 
-struct QueueDeleter {
-    void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
-};
-
 // One synchronous commit through the consumer's group coordinator; throws
 // on a request or partition error.
 void commit_once(rd_kafka_t* rk, rd_kafka_queue_t* q, const rd_kafka_topic_partition_list_t* offsets) {
     if (auto e = rd_kafka_commit_queue(rk, offsets, q, nullptr, nullptr))
         throw std::runtime_error(fmt::format("commit: {}", rd_kafka_err2name(e)));
-    rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
+    rdkafka::Event guard(rd_kafka_queue_poll(q, 30000));
+    rd_kafka_event_t* ev = guard.get();
     if (!ev) throw std::runtime_error("commit: no answer in 30 s");
-    std::unique_ptr<rd_kafka_event_t, void (*)(rd_kafka_event_t*)> guard(ev, rd_kafka_event_destroy);
     if (auto e = rd_kafka_event_error(ev)) throw std::runtime_error(fmt::format("commit: {}", rd_kafka_err2name(e)));
     if (const rd_kafka_topic_partition_list_t* parts = rd_kafka_event_topic_partition_list(ev))
         for (int i = 0; i < parts->cnt; ++i)
@@ -57,7 +53,7 @@ int run_commit(const Args& a) {
     s.emplace_back("group.id", fmt::format("commit-{}-{}", partitions, now_ns()));
     s.emplace_back("enable.auto.commit", "false");
     KafkaHandle rk = make_client(RD_KAFKA_CONSUMER, s);
-    std::unique_ptr<rd_kafka_queue_t, QueueDeleter> q(rd_kafka_queue_new(rk.get()));
+    rdkafka::Queue q(rd_kafka_queue_new(rk.get()));
     std::int64_t next_offset = 1;
     PartitionList offsets = partition_list(topic, partitions);
     auto commit = [&] {

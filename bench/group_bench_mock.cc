@@ -2,8 +2,6 @@
 // bench/mock_cluster runs it, plus topics created up front: the mock answers
 // no CreateTopics and auto-creates 4 partitions, and the group phases need
 // 10, 100 and 1,000. Prints "bootstrap=host:port", runs until SIGTERM/SIGINT.
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -14,13 +12,6 @@
 #include "bench/group_bench_phases.h"
 
 namespace weir::bench {
-namespace {
-
-struct MockDeleter {
-    void operator()(rd_kafka_mock_cluster_t* m) const { rd_kafka_mock_cluster_destroy(m); }
-};
-
-}  // namespace
 
 int run_mock(const Args& a) {
     // Block the stop signals before librdkafka starts threads, so that they
@@ -32,7 +23,7 @@ int run_mock(const Args& a) {
     pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
     KafkaHandle rk = make_client(RD_KAFKA_PRODUCER, {{"log_level", "3"}});
-    std::unique_ptr<rd_kafka_mock_cluster_t, MockDeleter> cluster(rd_kafka_mock_cluster_new(rk.get(), 1));
+    rdkafka::MockCluster cluster(rd_kafka_mock_cluster_new(rk.get(), 1));
     if (!cluster) throw std::runtime_error("rd_kafka_mock_cluster_new failed");
     std::stringstream topics(a.str("topics"));
     for (std::string spec; std::getline(topics, spec, ',');) {

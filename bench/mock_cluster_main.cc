@@ -2,23 +2,11 @@
 // (in memory, not durable), one broker, in its own process so that its CPU
 // and memory can be measured like Weir's. Prints "bootstrap=host:port" once
 // it listens and runs until SIGTERM or SIGINT.
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 #include <signal.h>
 
 #include <cstdio>
-#include <memory>
 
-namespace {
-
-struct KafkaDeleter {
-    void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
-struct MockDeleter {
-    void operator()(rd_kafka_mock_cluster_t* m) const { rd_kafka_mock_cluster_destroy(m); }
-};
-
-}  // namespace
+#include "cli/rdkafka/handles.h"
 
 int main() {
     // Block the stop signals before librdkafka starts threads, so that they
@@ -32,12 +20,12 @@ int main() {
     char err[512];
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     rd_kafka_conf_set(conf, "log_level", "3", err, sizeof err);
-    std::unique_ptr<rd_kafka_t, KafkaDeleter> rk(rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err));
+    weir::rdkafka::Client rk(rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err));
     if (!rk) {
         std::fprintf(stderr, "mock_cluster: rd_kafka_new: %s\n", err);
         return 1;
     }
-    std::unique_ptr<rd_kafka_mock_cluster_t, MockDeleter> cluster(rd_kafka_mock_cluster_new(rk.get(), 1));
+    weir::rdkafka::MockCluster cluster(rd_kafka_mock_cluster_new(rk.get(), 1));
     if (!cluster) {
         std::fputs("mock_cluster: rd_kafka_mock_cluster_new failed\n", stderr);
         return 1;

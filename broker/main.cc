@@ -10,7 +10,7 @@
 #include "broker/config/config_error.h"
 #include "broker/server/broker.h"
 #include "coordinator/group_coordinator.h"
-#include "coordinator/tools/groups_cli.h"
+#include "cli/groups/groups_cli.h"
 
 int main(int argc, char** argv) {
     using namespace weir;
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
             std::cout << config::version_text();
             return 0;
         case config::CommandLine::Command::Other:
-            if (cl.subcommand == "groups") return tools::groups_main(cl.args);
+            if (cl.subcommand == "groups") return cli::groups_main(cl.args);
             std::cerr << "weir: unknown command '" << cl.subcommand << "'\n\n" << config::usage_text();
             return 2;
         case config::CommandLine::Command::Serve:

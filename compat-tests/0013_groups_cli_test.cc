@@ -10,11 +10,11 @@
 #include <map>
 #include <memory>
 
-#include "coordinator/tools/test/groups_test_support.h"
+#include "cli/groups/test/groups_test_support.h"
 #include "harness/broker_process.h"
 #include "harness/subprocess.h"
 
-namespace weir::tools {
+namespace weir::cli {
 namespace {
 
 using test::CliResult;
@@ -22,29 +22,19 @@ using test::RdKafka;
 
 const std::map<std::int32_t, int> kProduced = {{0, 10}, {1, 5}, {2, 7}};
 
-struct AdminOptionsDeleter {
-    void operator()(rd_kafka_AdminOptions_t* o) const { rd_kafka_AdminOptions_destroy(o); }
-};
-struct QueueDeleter {
-    void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
-};
-struct EventDeleter {
-    void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
-};
-
 void create_topic(const std::string& bootstrap, const std::string& topic, int partitions) {
     RdKafka rk = test::make_client(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}});
     ASSERT_TRUE(rk);
     char errstr[512];
     rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, errstr, sizeof errstr);
     ASSERT_NE(nt, nullptr) << errstr;
-    std::unique_ptr<rd_kafka_queue_t, QueueDeleter> q(rd_kafka_queue_new(rk.get()));
-    std::unique_ptr<rd_kafka_AdminOptions_t, AdminOptionsDeleter> o(
+    rdkafka::Queue q(rd_kafka_queue_new(rk.get()));
+    rdkafka::AdminOptions o(
         rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS));
     rd_kafka_AdminOptions_set_operation_timeout(o.get(), test::kWaitMs, errstr, sizeof errstr);
     rd_kafka_CreateTopics(rk.get(), &nt, 1, o.get(), q.get());
     rd_kafka_NewTopic_destroy(nt);
-    std::unique_ptr<rd_kafka_event_t, EventDeleter> ev(rd_kafka_queue_poll(q.get(), 2 * test::kWaitMs));
+    rdkafka::Event ev(rd_kafka_queue_poll(q.get(), 2 * test::kWaitMs));
     ASSERT_TRUE(ev) << "CreateTopics timed out";
     ASSERT_EQ(rd_kafka_event_error(ev.get()), RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_event_error_string(ev.get());
     std::size_t n = 0;
@@ -188,4 +178,4 @@ TEST_F(GroupsBrokerTest, FullLifecycle) {
 }
 
 }  // namespace
-}  // namespace weir::tools
+}  // namespace weir::cli

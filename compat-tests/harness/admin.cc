@@ -2,21 +2,14 @@
 
 #include <stdexcept>
 
+#include "cli/rdkafka/handles.h"
+
 namespace weir::compat {
 namespace {
 
-struct QueueDeleter {
-    void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
-};
-struct OptionsDeleter {
-    void operator()(rd_kafka_AdminOptions_t* o) const { rd_kafka_AdminOptions_destroy(o); }
-};
-struct EventDeleter {
-    void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
-};
-using Queue = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
-using Options = std::unique_ptr<rd_kafka_AdminOptions_t, OptionsDeleter>;
-using Event = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
+using rdkafka::Event;
+using rdkafka::Queue;
+using Options = rdkafka::AdminOptions;
 
 Options make_options(rd_kafka_t* rk, rd_kafka_admin_op_t op, std::chrono::milliseconds timeout, bool validate_only) {
     Options o(rd_kafka_AdminOptions_new(rk, op));

@@ -15,7 +15,7 @@
 
 struct rd_kafka_s;
 
-namespace weir::tools {
+namespace weir::cli {
 
 class AdminError : public std::runtime_error {
 public:
@@ -128,4 +128,4 @@ private:
     Handle rk_;
 };
 
-}  // namespace weir::tools
+}  // namespace weir::cli

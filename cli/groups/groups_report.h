@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/tools/groups_args.h"
-#include "coordinator/tools/kafka_admin.h"
+#include "cli/groups/groups_args.h"
+#include "cli/groups/kafka_admin.h"
 
-namespace weir::tools {
+namespace weir::cli {
 
 struct DescribeRow {
     std::optional<TopicPartition> tp;  // none: a member without partitions
@@ -55,4 +55,4 @@ struct ResetTarget {
 ResetTarget reset_target(const ResetSpec& spec, const TopicPartition& tp, const Watermarks& log,
                          std::optional<std::int64_t> current, std::optional<std::int64_t> time_offset);
 
-}  // namespace weir::tools
+}  // namespace weir::cli

@@ -1,4 +1,4 @@
-#include "coordinator/tools/groups_args.h"
+#include "cli/groups/groups_args.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace weir::tools {
+namespace weir::cli {
 
 namespace {
 
@@ -321,4 +321,4 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage error.
 )";
 }
 
-}  // namespace weir::tools
+}  // namespace weir::cli

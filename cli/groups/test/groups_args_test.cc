@@ -1,13 +1,13 @@
-#include "coordinator/tools/groups_args.h"
+#include "cli/groups/groups_args.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <sstream>
 
-#include "coordinator/tools/groups_cli.h"
+#include "cli/groups/groups_cli.h"
 
-namespace weir::tools {
+namespace weir::cli {
 namespace {
 
 using Args = std::vector<std::string>;
@@ -179,4 +179,4 @@ TEST(GroupsCli, BadClientPropertyFailsWithoutContactingABroker) {
 }
 
 }  // namespace
-}  // namespace weir::tools
+}  // namespace weir::cli

@@ -1,11 +1,11 @@
-#include "coordinator/tools/groups_report.h"
+#include "cli/groups/groups_report.h"
 
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
-namespace weir::tools {
+namespace weir::cli {
 
 namespace {
 
@@ -161,4 +161,4 @@ ResetTarget reset_target(const ResetSpec& spec, const TopicPartition& tp, const 
     return {-1, std::nullopt, "unknown reset kind"};
 }
 
-}  // namespace weir::tools
+}  // namespace weir::cli

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace weir::tools {
+namespace weir::cli {
 
 // A bad `weir groups` command line (exit code 2).
 class UsageError : public std::runtime_error {
@@ -55,4 +55,4 @@ std::int64_t parse_timestamp_ms(std::string_view text);
 
 std::string groups_usage_text();
 
-}  // namespace weir::tools
+}  // namespace weir::cli

@@ -1,8 +1,8 @@
-#include "coordinator/tools/groups_report.h"
+#include "cli/groups/groups_report.h"
 
 #include <gtest/gtest.h>
 
-namespace weir::tools {
+namespace weir::cli {
 namespace {
 
 GroupDescription stable_group() {
@@ -122,4 +122,4 @@ TEST(GroupsReport, ResetTargets) {
 }
 
 }  // namespace
-}  // namespace weir::tools
+}  // namespace weir::cli

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/tools/kafka_admin.h"
+#include "cli/groups/kafka_admin.h"
 
-namespace weir::tools {
+namespace weir::cli {
 
 // args: what follows `weir groups`. Returns the exit code: 0 ok, 1 the operation failed, 2 usage error.
 int groups_main(const std::vector<std::string>& args);
@@ -21,4 +21,4 @@ using AdminFactory = std::function<std::unique_ptr<GroupAdmin>(const AdminConfig
 int run_groups(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                const AdminFactory& admin = {});
 
-}  // namespace weir::tools
+}  // namespace weir::cli

@@ -15,19 +15,13 @@
 #include <utility>
 #include <vector>
 
-#include "coordinator/tools/groups_cli.h"
+#include "cli/groups/groups_cli.h"
+#include "cli/rdkafka/handles.h"
 
-namespace weir::tools::test {
+namespace weir::cli::test {
 
-struct RdKafkaDeleter {
-    void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
-using RdKafka = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
-
-struct PartitionListDeleter {
-    void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
-};
-using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
+using RdKafka = rdkafka::Client;
+using rdkafka::PartitionList;
 
 constexpr int kWaitMs = 10'000;
 
@@ -149,4 +143,4 @@ inline std::vector<std::vector<std::string>> table_rows(const std::string& text,
     return rows;
 }
 
-}  // namespace weir::tools::test
+}  // namespace weir::cli::test

@@ -1,4 +1,4 @@
-#include "coordinator/tools/groups_cli.h"
+#include "cli/groups/groups_cli.h"
 
 #include <algorithm>
 #include <iostream>
@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "coordinator/tools/groups_args.h"
-#include "coordinator/tools/groups_report.h"
-#include "coordinator/tools/kafka_admin.h"
+#include "cli/groups/groups_args.h"
+#include "cli/groups/groups_report.h"
+#include "cli/groups/kafka_admin.h"
 
-namespace weir::tools {
+namespace weir::cli {
 
 namespace {
 
@@ -214,4 +214,4 @@ int run_groups(const std::vector<std::string>& args, std::ostream& out, std::ost
 
 int groups_main(const std::vector<std::string>& args) { return run_groups(args, std::cout, std::cerr); }
 
-}  // namespace weir::tools
+}  // namespace weir::cli

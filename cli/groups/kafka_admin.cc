@@ -1,42 +1,24 @@
-#include "coordinator/tools/kafka_admin.h"
+#include "cli/groups/kafka_admin.h"
 
-#include <librdkafka/rdkafka.h>
+#include "cli/rdkafka/handles.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-namespace weir::tools {
+namespace weir::cli {
 
 namespace {
 
 // librdkafka answers within the request timeout; the margin only guards against a wedged client.
 constexpr std::chrono::milliseconds kPollMargin{5'000};
 
-struct EventDeleter {
-    void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
-};
-struct QueueDeleter {
-    void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
-};
-struct OptionsDeleter {
-    void operator()(rd_kafka_AdminOptions_t* o) const { rd_kafka_AdminOptions_destroy(o); }
-};
-struct PartitionListDeleter {
-    void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
-};
-struct ConfDeleter {
-    void operator()(rd_kafka_conf_t* c) const { rd_kafka_conf_destroy(c); }
-};
-struct MetadataDeleter {
-    void operator()(const rd_kafka_metadata_t* m) const { rd_kafka_metadata_destroy(m); }
-};
-using Event = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
-using Queue = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
-using Options = std::unique_ptr<rd_kafka_AdminOptions_t, OptionsDeleter>;
-using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
-using Conf = std::unique_ptr<rd_kafka_conf_t, ConfDeleter>;
-using Metadata = std::unique_ptr<const rd_kafka_metadata_t, MetadataDeleter>;
+using rdkafka::Conf;
+using rdkafka::Event;
+using rdkafka::Metadata;
+using rdkafka::PartitionList;
+using rdkafka::Queue;
+using Options = rdkafka::AdminOptions;
 
 void silent_log(const rd_kafka_t*, int, const char*, const char*) {}
 
@@ -330,4 +312,4 @@ std::map<TopicPartition, std::int64_t> KafkaAdmin::offsets_for_time(const std::v
     return out;
 }
 
-}  // namespace weir::tools
+}  // namespace weir::cli

@@ -14,11 +14,11 @@
 #include <memory>
 #include <sstream>
 
-#include "coordinator/tools/groups_cli.h"
-#include "coordinator/tools/kafka_admin.h"
-#include "coordinator/tools/test/groups_test_support.h"
+#include "cli/groups/groups_cli.h"
+#include "cli/groups/kafka_admin.h"
+#include "cli/groups/test/groups_test_support.h"
 
-namespace weir::tools {
+namespace weir::cli {
 namespace {
 
 using test::CliResult;
@@ -59,10 +59,6 @@ private:
     std::optional<GroupDescription> group_;
 };
 
-struct MockClusterDeleter {
-    void operator()(rd_kafka_mock_cluster_t* mc) const { rd_kafka_mock_cluster_destroy(mc); }
-};
-
 class GroupsMockTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -101,7 +97,7 @@ protected:
     std::map<std::int32_t, std::int64_t> committed() { return test::committed(bootstrap_, kGroup, kTopic, 3); }
 
     RdKafka host_;
-    std::unique_ptr<rd_kafka_mock_cluster_t, MockClusterDeleter> mock_;
+    rdkafka::MockCluster mock_;
     std::string bootstrap_;
 };
 
@@ -279,4 +275,4 @@ TEST(GroupsUnreachable, EveryActionGivesUpWithinTheTimeout) {
 }
 
 }  // namespace
-}  // namespace weir::tools
+}  // namespace weir::cli
