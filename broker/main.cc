@@ -1,5 +1,6 @@
 // The `weir` binary: `weir serve [server.properties] [--override k=v]...` runs a broker;
-// `weir groups ...` administers consumer groups on any Kafka cluster.
+// `weir groups ...` administers consumer groups and `weir topics ...` (kafka-topics.sh's command
+// line) topics on any Kafka cluster.
 #include <malloc.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "broker/server/broker.h"
 #include "coordinator/group_coordinator.h"
 #include "cli/groups/groups_cli.h"
+#include "cli/topics/topics_cli.h"
 
 int main(int argc, char** argv) {
     using namespace weir;
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
             return 0;
         case config::CommandLine::Command::Other:
             if (cl.subcommand == "groups") return cli::groups_main(cl.args);
+            if (cl.subcommand == "topics") return cli::topics::topics_main(cl.args);
             std::cerr << "weir: unknown command '" << cl.subcommand << "'\n\n" << config::usage_text();
             return 2;
         case config::CommandLine::Command::Serve:

@@ -1,6 +1,9 @@
 // Admin API through librdkafka: CreateTopics (configs, validate_only, errors),
-// DescribeConfigs, CreatePartitions, DeleteTopics.
+// DescribeConfigs, AlterConfigs of dynamic broker configs, CreatePartitions,
+// DeleteTopics.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "harness/admin.h"
 #include "harness/broker_process.h"
@@ -157,6 +160,47 @@ TEST_F(AdminTest, ValidateOnly) {
     r = admin().create_topic("dry-run", 4);
     EXPECT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
     EXPECT_EQ(partition_count("dry-run"), 4);
+}
+
+// Dynamic broker configs: librdkafka's own 0081 case (a per-broker SASL key
+// through legacy AlterConfigs), a log default that a running topic picks up at
+// once, and both surviving a restart. librdkafka cannot name the cluster-wide
+// default resource (""), so the handler tests cover that level.
+TEST_F(AdminTest, DynamicBrokerConfigs) {
+    ASSERT_EQ(admin().create_topic("dynamic", 1).err, RD_KAFKA_RESP_ERR_NO_ERROR);
+    auto r = admin().alter_configs(RD_KAFKA_RESOURCE_BROKER, "0", {{"log.dirs", "/elsewhere"}});
+    EXPECT_EQ(r.err, RD_KAFKA_RESP_ERR_INVALID_REQUEST) << r.describe();
+    r = admin().alter_configs(RD_KAFKA_RESOURCE_BROKER, "0",
+                              {{"sasl.kerberos.min.time.before.relogin", "58000"}, {"log.segment.bytes", "1024"}});
+    EXPECT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
+
+    // The running log rolls at the new default size (one batch per produce).
+    for (int i = 0; i < 3; ++i) {
+        const auto d = produce_all(broker_.bootstrap(), {{"dynamic", 0, "k", std::string(2000, 'v'), {}, 0}});
+        ASSERT_EQ(d.at(0).err, RdKafka::ERR_NO_ERROR);
+    }
+    int segments = 0;
+    for (const auto& f : std::filesystem::directory_iterator(broker_.data_dir() / "dynamic-0"))
+        segments += f.path().extension() == ".log";
+    EXPECT_GT(segments, 1);
+
+    auto check = [&] {
+        const auto topic = admin().describe_topic_configs("dynamic");
+        ASSERT_EQ(topic.result.err, RD_KAFKA_RESP_ERR_NO_ERROR) << topic.result.describe();
+        EXPECT_EQ(topic.entries.at("segment.bytes").value, "1024");
+        EXPECT_EQ(topic.entries.at("segment.bytes").source, RD_KAFKA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG);
+        const auto broker = admin().describe_broker_configs(0);
+        ASSERT_EQ(broker.result.err, RD_KAFKA_RESP_ERR_NO_ERROR) << broker.result.describe();
+        EXPECT_EQ(broker.entries.at("sasl.kerberos.min.time.before.relogin").value, "58000");
+        EXPECT_EQ(broker.entries.at("sasl.kerberos.min.time.before.relogin").source,
+                  RD_KAFKA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG);
+        EXPECT_FALSE(broker.entries.at("log.segment.bytes").read_only);
+        EXPECT_TRUE(broker.entries.at("log.dirs").read_only);
+    };
+    check();
+    admin_.reset();
+    ASSERT_EQ(broker_.restart(), 0);
+    check();
 }
 
 }  // namespace

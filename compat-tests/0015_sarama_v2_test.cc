@@ -27,7 +27,7 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr std::int64_t kBaseTimestamp = 1'650'000'000'000;  // message i has CreateTime kBaseTimestamp + i
-constexpr int kCount = 500;                                   // ~45 KB: many index intervals of 4 KiB
+constexpr int kCount = 500;                                 // ~45 KB: many index intervals of 4 KiB
 constexpr int kPad = 64;
 const char* const kNewestVersion = "2.2.0";  // sarama.MaxVersion of 1.22.1
 
@@ -66,8 +66,9 @@ protected:
     }
 
     static std::vector<std::string> flags(const std::string& version, const std::string& acks = "all") {
-        return {"-version", version, "-acks", acks, "-ts", std::to_string(kBaseTimestamp), "-pad", std::to_string(kPad),
-                "-headers"};
+        const auto ts = std::to_string(kBaseTimestamp);
+        const auto pad = std::to_string(kPad);
+        return {"-version", version, "-acks", acks, "-ts", ts, "-pad", pad, "-headers"};
     }
 
     ProcessResult sarama(const std::string& version, std::vector<std::string> mode, const std::string& acks = "all") {
@@ -91,7 +92,9 @@ protected:
             const int i = std::stoi(l.key.substr(4));
             EXPECT_EQ(l.value, value_of(i));
             keys.insert(l.key);
-            if (acks != "0") EXPECT_EQ(l.offset, static_cast<std::int64_t>(k));
+            if (acks != "0") {
+                EXPECT_EQ(l.offset, static_cast<std::int64_t>(k));
+            }
         }
         EXPECT_EQ(keys.size(), static_cast<std::size_t>(kCount)) << "each message acknowledged once";
         return lines;
@@ -100,8 +103,8 @@ protected:
     // Sarama consumes `count` messages from `start`: message i at offset i,
     // byte for byte, with its headers. Returns the lines for timestamp checks.
     std::vector<SaramaLine> consume(const std::string& version, std::int64_t start, int count) {
-        const auto r =
-            sarama(version, {"consume", broker_.bootstrap(), topic_, "0", std::to_string(start), std::to_string(count)});
+        const auto r = sarama(
+            version, {"consume", broker_.bootstrap(), topic_, "0", std::to_string(start), std::to_string(count)});
         EXPECT_EQ(r.exit_code, 0) << r.describe();
         auto lines = parse_sarama(r.out);
         EXPECT_EQ(lines.size(), static_cast<std::size_t>(count)) << r.describe();
@@ -119,7 +122,8 @@ protected:
     }
 
     std::int64_t offset_for_time(const std::string& version, std::int64_t timestamp) {
-        const auto r = sarama(version, {"offset-for-time", broker_.bootstrap(), topic_, "0", std::to_string(timestamp)});
+        const auto r =
+            sarama(version, {"offset-for-time", broker_.bootstrap(), topic_, "0", std::to_string(timestamp)});
         EXPECT_EQ(r.exit_code, 0) << r.describe();
         std::istringstream in(r.out);
         std::string word;
@@ -180,12 +184,17 @@ TEST_P(SaramaV2Produce, ProduceV3ThenFetchV4ByteExactWithCreateTimes) {
     expect_create_times(version);
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-    auto [version, codec, acks] = info.param;
-    std::string v;
+// "2.0.0" -> "v200", for test names.
+std::string version_name(const std::string& version) {
+    std::string v = "v";
     for (char c : version)
         if (c != '.') v += c;
-    return "v" + v + "_" + codec + "_acks" + acks;
+    return v;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& param) {
+    const auto& [version, codec, acks] = param.param;
+    return version_name(version) + "_" + codec + "_acks" + acks;
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, SaramaV2Produce,
@@ -282,13 +291,9 @@ TEST_P(SaramaV2Group, ConsumerGroupCommitsAndResumes) {
     RdKafka::TopicPartition::destroy(parts);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, SaramaV2Group, ::testing::Values("2.0.0", kNewestVersion),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string v = "v";
-                             for (char c : info.param)
-                                 if (c != '.') v += c;
-                             return v;
-                         });
+std::string group_case_name(const ::testing::TestParamInfo<std::string>& param) { return version_name(param.param); }
+
+INSTANTIATE_TEST_SUITE_P(Versions, SaramaV2Group, ::testing::Values("2.0.0", kNewestVersion), group_case_name);
 
 }  // namespace
 }  // namespace weir::compat

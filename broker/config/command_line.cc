@@ -110,8 +110,11 @@ std::string usage_text() {
   out << "Usage: weir <command> [options]\n\n"
          "Commands:\n"
          "  serve [server.properties] [--override key=value]...   Run the broker\n"
-         "  groups <list|describe|reset-offsets|delete> ...        Administer consumer groups\n\n"
-      << global_options() << "\nRun 'weir serve --help' for the broker's settings, 'weir groups --help' for the group tool.\n";
+         "  groups <list|describe|reset-offsets|delete> ...        Administer consumer groups\n"
+         "  topics --bootstrap-server H:P --list|--describe|...    Administer topics (kafka-topics.sh)\n\n"
+      << global_options()
+      << "\nRun 'weir serve --help' for the broker's settings, 'weir groups --help' or 'weir topics --help' for "
+         "the tools.\n";
   return out.str();
 }
 

@@ -84,13 +84,26 @@ std::optional<double> parse_double(std::string_view s) {
   return v;
 }
 
-// Close to Java's Double.toString for the values configs use ("0.5", "1.0").
+// Java's Double.toString, which DescribeConfigs shows ("0.5", "1.0",
+// "1.7976931348623157E308"): shortest digits, scientific notation outside
+// [1e-3, 1e7), a mantissa that always has a fraction, a bare exponent.
 std::string format_double(double v) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity");
+  const double magnitude = std::fabs(v);
+  const bool scientific = magnitude != 0 && (magnitude >= 1e7 || magnitude < 1e-3);
   char buf[64];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  auto [ptr, ec] =
+      std::to_chars(buf, buf + sizeof buf, v, scientific ? std::chars_format::scientific : std::chars_format::fixed);
   std::string out(buf, ec == std::errc() ? ptr : buf);
-  if (std::isfinite(v) && out.find_first_of(".eEn") == std::string::npos) out += ".0";
-  return out;
+  const size_t e = out.find('e');
+  std::string mantissa = out.substr(0, e);
+  if (mantissa.find('.') == std::string::npos) mantissa += ".0";
+  if (e == std::string::npos) return mantissa;
+  std::string exponent = out.substr(e + 1);
+  const bool negative = exponent.front() == '-';
+  exponent.erase(0, exponent.find_first_not_of("+-"));
+  exponent.erase(0, std::min(exponent.find_first_not_of('0'), exponent.size() - 1));
+  return mantissa + "E" + (negative ? "-" : "") + exponent;
 }
 
 std::vector<std::string> split_list(std::string_view trimmed) {

@@ -20,6 +20,7 @@ constexpr std::string_view kCleanupPolicies[] = {"compact", "delete"};
 constexpr std::string_view kTimestampTypes[] = {"CreateTime", "LogAppendTime"};
 constexpr std::string_view kCompressionTypes[] = {"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"};
 constexpr std::string_view kSecurityProtocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
+constexpr std::string_view kSslClientAuth[] = {"required", "requested", "none"};
 
 std::optional<std::string> check_admin_listener(std::string_view v) {
   if (v.empty()) return std::nullopt;
@@ -44,7 +45,9 @@ std::optional<std::string> check_throttled_replicas(std::string_view v) {
   return std::nullopt;
 }
 
-// name, type, default, importance, doc, validator, dynamic, used
+// name, type, default, importance, doc, validator, dynamic, used. `dynamic` is
+// membership of Kafka's DynamicBrokerConfig.AllDynamicConfigs: of synonym groups
+// (log.retention.ms/.minutes/.hours) only the first name is dynamic.
 const ConfigKey kBrokerKeys[] = {
     // Identity and network.
     {"broker.id", T::Int, "0", I::High, "The id of this broker; unique in a cluster.", V::at_least(0), false, true},
@@ -71,6 +74,8 @@ const ConfigKey kBrokerKeys[] = {
     {"connections.max.idle.ms", T::Long, "600000", I::Medium, "Idle connections are closed after this many milliseconds.", {}, false, true},
     {"max.connections", T::Int, kIntMax, I::Medium, "Accepted for compatibility.", V::at_least(0), true, false},
     {"max.connections.per.ip", T::Int, kIntMax, I::Medium, "Accepted for compatibility.", V::at_least(0), true, false},
+    {"max.connections.per.ip.overrides", T::String, "", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"max.connection.creation.rate", T::Int, kIntMax, I::Medium, "Accepted for compatibility.", V::at_least(0), true, false},
     {"weir.admin.listener", T::String, "", I::Medium,
      "Reserved for Weir's HTTP admin endpoint (host:port), which is not built yet: validated, then ignored.",
      V::custom(check_admin_listener), false, false},
@@ -93,12 +98,12 @@ const ConfigKey kBrokerKeys[] = {
     {"log.dir", T::String, "./weir-data", I::High, "Data directory used when log.dirs is unset.", {}, false, true},
     {"log.segment.bytes", T::Int, "1073741824", I::High, "Size at which a segment is rolled.", V::at_least(14), true, true},
     {"log.roll.ms", T::Long, std::nullopt, I::High, "Age at which a segment is rolled; log.roll.hours when unset.", {}, true, true},
-    {"log.roll.hours", T::Int, "168", I::High, "Age in hours at which a segment is rolled.", V::at_least(1), true, true},
+    {"log.roll.hours", T::Int, "168", I::High, "Age in hours at which a segment is rolled.", V::at_least(1), false, true},
     {"log.roll.jitter.ms", T::Long, std::nullopt, I::High, "Random jitter subtracted from the roll time.", {}, true, true},
-    {"log.roll.jitter.hours", T::Int, "0", I::High, "Roll jitter in hours.", V::at_least(0), true, true},
+    {"log.roll.jitter.hours", T::Int, "0", I::High, "Roll jitter in hours.", V::at_least(0), false, true},
     {"log.retention.ms", T::Long, std::nullopt, I::High, "Age after which segments are deleted; -1 keeps them forever.", {}, true, true},
-    {"log.retention.minutes", T::Int, std::nullopt, I::High, "Retention in minutes, used when log.retention.ms is unset.", {}, true, true},
-    {"log.retention.hours", T::Int, "168", I::High, "Retention in hours, used when ms and minutes are unset.", {}, true, true},
+    {"log.retention.minutes", T::Int, std::nullopt, I::High, "Retention in minutes, used when log.retention.ms is unset.", {}, false, true},
+    {"log.retention.hours", T::Int, "168", I::High, "Retention in hours, used when ms and minutes are unset.", {}, false, true},
     {"log.retention.bytes", T::Long, "-1", I::High, "Size above which old segments of a partition are deleted; -1: no limit.", {}, true, true},
     {"log.retention.check.interval.ms", T::Long, "300000", I::Medium, "How often retention is enforced.", V::at_least(1), false, true},
     {"log.cleanup.policy", T::List, "delete", I::Medium, "delete and/or compact.", V::list_of(kCleanupPolicies), true, true},
@@ -106,6 +111,10 @@ const ConfigKey kBrokerKeys[] = {
     {"log.cleaner.threads", T::Int, "1", I::Medium, "Log cleaner threads.", V::at_least(0), true, true},
     {"log.cleaner.backoff.ms", T::Long, "15000", I::Medium, "Sleep of the cleaner when there is nothing to clean.", V::at_least(0), true, true},
     {"log.cleaner.dedupe.buffer.size", T::Long, "134217728", I::Medium, "Memory for the cleaner's key map.", {}, true, true},
+    {"log.cleaner.io.buffer.load.factor", T::Double, "0.9", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"log.cleaner.io.buffer.size", T::Int, "524288", I::Medium, "Accepted for compatibility.", V::at_least(0), true, false},
+    {"log.cleaner.io.max.bytes.per.second", T::Double, "1.7976931348623157E308", I::Medium, "Accepted for compatibility.", {}, true,
+     false},
     {"log.cleaner.delete.retention.ms", T::Long, "86400000", I::Medium, "How long tombstones are kept in compacted topics.", V::at_least(0), true, true},
     {"log.cleaner.min.compaction.lag.ms", T::Long, "0", I::Medium, "Minimum age of a record before it can be compacted.", V::at_least(0), true, true},
     {"log.cleaner.max.compaction.lag.ms", T::Long, kLongMax, I::Medium, "Maximum age of an uncompacted record.", V::at_least(1), true, true},
@@ -114,7 +123,7 @@ const ConfigKey kBrokerKeys[] = {
     {"log.index.interval.bytes", T::Int, "4096", I::Medium, "Bytes between offset index entries.", V::at_least(0), true, true},
     {"log.flush.interval.messages", T::Long, kLongMax, I::High, "Messages appended before a forced fsync.", V::at_least(1), true, true},
     {"log.flush.interval.ms", T::Long, std::nullopt, I::High, "Milliseconds before a forced fsync; log.flush.scheduler.interval.ms when unset.", {}, true, true},
-    {"log.flush.scheduler.interval.ms", T::Long, kLongMax, I::High, "How often the flusher checks for logs to fsync.", {}, true, true},
+    {"log.flush.scheduler.interval.ms", T::Long, kLongMax, I::High, "How often the flusher checks for logs to fsync.", {}, false, true},
     {"log.flush.offset.checkpoint.interval.ms", T::Int, "60000", I::High, "How often recovery points are checkpointed.", V::at_least(0), false, true},
     {"log.segment.delete.delay.ms", T::Long, "60000", I::High, "Delay before a deleted segment's files are removed.", V::at_least(0), true, true},
     {"log.preallocate", T::Boolean, "false", I::Medium, "Preallocate segment files.", {}, true, true},
@@ -124,6 +133,49 @@ const ConfigKey kBrokerKeys[] = {
     {"log.message.downconversion.enable", T::Boolean, "true", I::Low, "Accepted for compatibility.", {}, true, false},
     {"log.message.format.version", T::String, "3.0-IV1", I::Medium, "Accepted for compatibility; Weir writes v2 batches.", {}, false, false},
     {"num.recovery.threads.per.data.dir", T::Int, "1", I::High, "Accepted for compatibility.", V::at_least(1), true, false},
+
+    // Producer state and metrics: no idempotent producers or metric reporters yet.
+    {"producer.id.expiration.ms", T::Int, "86400000", I::Low, "Accepted for compatibility.", V::at_least(1), true, false},
+    {"transaction.partition.verification.enable", T::Boolean, "true", I::Low, "Accepted for compatibility.", {}, true, false},
+    {"metric.reporters", T::List, "", I::Low, "Accepted for compatibility.", {}, true, false},
+
+    // Security. Weir serves PLAINTEXT only: these are validated, stored and
+    // described as Kafka does, and otherwise ignored.
+    {"principal.builder.class", T::Class, "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder", I::Medium,
+     "Accepted for compatibility.", {}, true, false},
+    {"ssl.protocol", T::String, "TLSv1.3", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.provider", T::String, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.cipher.suites", T::List, "", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.enabled.protocols", T::List, "TLSv1.2,TLSv1.3", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.keystore.type", T::String, "JKS", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.keystore.location", T::String, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.keystore.password", T::Password, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.key.password", T::Password, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.keystore.key", T::Password, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.keystore.certificate.chain", T::Password, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.truststore.type", T::String, "JKS", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.truststore.location", T::String, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.truststore.password", T::Password, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.truststore.certificates", T::Password, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.keymanager.algorithm", T::String, "SunX509", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.trustmanager.algorithm", T::String, "PKIX", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"ssl.endpoint.identification.algorithm", T::String, "https", I::Low, "Accepted for compatibility.", {}, true, false},
+    {"ssl.secure.random.implementation", T::String, std::nullopt, I::Low, "Accepted for compatibility.", {}, true, false},
+    {"ssl.client.auth", T::String, "none", I::Medium, "Accepted for compatibility.", V::one_of(kSslClientAuth), true, false},
+    {"ssl.engine.factory.class", T::Class, std::nullopt, I::Low, "Accepted for compatibility.", {}, true, false},
+    {"sasl.mechanism.inter.broker.protocol", T::String, "GSSAPI", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.jaas.config", T::Password, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.enabled.mechanisms", T::List, "GSSAPI", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.kerberos.service.name", T::String, std::nullopt, I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.kerberos.kinit.cmd", T::String, "/usr/bin/kinit", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.kerberos.ticket.renew.window.factor", T::Double, "0.8", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.kerberos.ticket.renew.jitter", T::Double, "0.05", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.kerberos.min.time.before.relogin", T::Long, "60000", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.kerberos.principal.to.local.rules", T::List, "DEFAULT", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.login.refresh.window.factor", T::Double, "0.8", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.login.refresh.window.jitter", T::Double, "0.05", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.login.refresh.min.period.seconds", T::Short, "60", I::Medium, "Accepted for compatibility.", {}, true, false},
+    {"sasl.login.refresh.buffer.seconds", T::Short, "300", I::Medium, "Accepted for compatibility.", {}, true, false},
 
     // Group coordinator and offsets.
     {"group.initial.rebalance.delay.ms", T::Int, "3000", I::Medium, "Wait for more members before the first rebalance of an empty group.", {}, false, true},
@@ -235,7 +287,24 @@ const ConfigKey* find_broker_config_key(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::string_view> broker_config_synonyms(std::string_view name) {
+std::optional<std::string_view> listener_override_base(std::string_view name) {
+  constexpr std::string_view kPrefix = "listener.name.";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  const size_t dot = name.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  return name.substr(dot + 1);
+}
+
+std::vector<std::string_view> broker_config_synonyms(std::string_view name, bool match_listener_override) {
+  if (auto base = listener_override_base(name); base && match_listener_override) {
+    // SASL mechanism configs are listener.name.<l>.<mechanism>.<key>.
+    constexpr std::string_view kMechanismConfigs[] = {"sasl.jaas.config", "sasl.login.callback.handler.class", "sasl.login.class",
+                                                      "sasl.server.callback.handler.class", "connections.max.reauth.ms"};
+    for (std::string_view m : kMechanismConfigs)
+      if (base->ends_with(m)) return {name, m};
+    return {name, *base};
+  }
   if (name == "log.roll.ms" || name == "log.roll.hours") return {"log.roll.ms", "log.roll.hours"};
   if (name == "log.roll.jitter.ms" || name == "log.roll.jitter.hours") return {"log.roll.jitter.ms", "log.roll.jitter.hours"};
   // Only the ms key has the scheduler interval as its fallback.

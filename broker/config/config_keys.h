@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -15,8 +16,14 @@ const ConfigKey* find_broker_config_key(std::string_view name);
 
 // Kafka's DynamicBrokerConfig.brokerConfigSynonyms: the keys that set the same
 // value, highest priority first (e.g. log.retention.ms/.minutes/.hours).
-// A key without synonyms returns just itself.
-std::vector<std::string_view> broker_config_synonyms(std::string_view name);
+// A key without synonyms returns just itself. With match_listener_override, a
+// listener override ("listener.name.<l>.<key>") also names the key it
+// overrides (DescribeConfigs wants both; overlaying a dynamic override must
+// not remove the base key, which other listeners use).
+std::vector<std::string_view> broker_config_synonyms(std::string_view name, bool match_listener_override = false);
+
+// "listener.name.<listener>.<rest>" -> "<rest>" (Kafka's ListenerConfigRegex).
+std::optional<std::string_view> listener_override_base(std::string_view name);
 
 // How a broker key's value becomes the topic value.
 enum class SynonymConversion : uint8_t { None, HoursToMs, MinutesToMs };

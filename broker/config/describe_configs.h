@@ -7,6 +7,7 @@
 
 #include "broker/config/broker_config.h"
 #include "broker/config/config_types.h"
+#include "broker/config/dynamic_broker_config.h"
 
 namespace weir::config {
 
@@ -32,10 +33,18 @@ struct ConfigEntry {
   bool is_default() const noexcept { return source == ConfigSource::DefaultConfig; }
 };
 
-// Every known broker key of this broker (resource type BROKER, name = broker id).
-std::vector<ConfigEntry> describe_broker_configs(const BrokerConfig& broker);
+// Every known broker key of this broker (resource type BROKER, name = broker
+// id), then the other names its dynamic configs set (listener overrides,
+// throttles, custom keys). Synonyms run from this broker's dynamic value over
+// the cluster default and server.properties to Kafka's default.
+std::vector<ConfigEntry> describe_broker_configs(const BrokerConfig& broker, const DynamicBrokerConfigs& dynamic = {});
+
+// The cluster-wide dynamic defaults (resource type BROKER, name ""): only the
+// names set at that level, each with only its default-level synonyms.
+std::vector<ConfigEntry> describe_default_broker_configs(const DynamicBrokerConfigs& dynamic);
 
 // Every topic key of a topic with these (validated) overrides.
-std::vector<ConfigEntry> describe_topic_configs(const BrokerConfig& broker, const ConfigMap& topic_overrides);
+std::vector<ConfigEntry> describe_topic_configs(const BrokerConfig& broker, const ConfigMap& topic_overrides,
+                                                const DynamicBrokerConfigs& dynamic = {});
 
 }  // namespace weir::config

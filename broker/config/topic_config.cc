@@ -43,10 +43,10 @@ std::optional<std::string> validate_topic_configs(const ConfigMap& overrides, Co
   return std::nullopt;
 }
 
-std::string topic_default_value(const BrokerConfig& broker, const TopicConfigKey& key) {
+std::string topic_default_value(const ConfigMap& broker_props, const TopicConfigKey& key) {
   std::optional<std::string> value;
   for (const BrokerSynonym& s : key.synonyms) {
-    if (auto it = broker.static_props.find(s.name); it != broker.static_props.end() && !it->second.empty()) {
+    if (auto it = broker_props.find(s.name); it != broker_props.end() && !it->second.empty()) {
       value = convert(it->second, s.conversion);
       break;
     }
@@ -66,7 +66,12 @@ std::string topic_default_value(const BrokerConfig& broker, const TopicConfigKey
   return *value;
 }
 
-TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& overrides) {
+TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& overrides, const DynamicBrokerConfigs& dynamic) {
+  // The produce path resolves a topic per request: only copy the props when
+  // there is something to lay over them.
+  std::optional<ConfigMap> current;
+  if (!dynamic.empty()) current = current_broker_props(broker.static_props, dynamic);
+  const ConfigMap& broker_props = current ? *current : broker.static_props;
   TopicConfig tc;
   for (const TopicConfigKey& key : topic_config_keys()) {
     std::string value;
@@ -78,7 +83,7 @@ TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& ov
       } catch (const ConfigError&) {
       }
     }
-    if (!overridden) value = topic_default_value(broker, key);
+    if (!overridden) value = topic_default_value(broker_props, key);
     tc.values.insert_or_assign(std::string(key.key.name), std::move(value));
   }
   const ConfigMap& v = tc.values;

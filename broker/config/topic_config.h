@@ -7,6 +7,7 @@
 #include "broker/config/broker_config.h"
 #include "broker/config/config_keys.h"
 #include "broker/config/config_types.h"
+#include "broker/config/dynamic_broker_config.h"
 
 namespace weir::config {
 
@@ -46,12 +47,16 @@ struct TopicConfig {
 std::optional<std::string> validate_topic_configs(const ConfigMap& overrides, ConfigMap* normalized = nullptr);
 
 // The value a topic without an override gets: the broker's setting of the
-// synonym keys (static first, then their defaults, converting hours/minutes
-// to ms), else Kafka's topic default.
-std::string topic_default_value(const BrokerConfig& broker, const TopicConfigKey& key);
+// synonym keys in `broker_props` (the props the broker runs with, see
+// current_broker_props), then their defaults, converting hours/minutes to ms;
+// else Kafka's topic default.
+std::string topic_default_value(const ConfigMap& broker_props, const TopicConfigKey& key);
 
 // Broker defaults + overrides. Overrides that do not validate are ignored
-// (stores only hold validated ones).
-TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& overrides);
+// (stores only hold validated ones). The broker defaults include its dynamic
+// configs, so changing log.retention.ms at runtime reaches every topic that
+// does not set retention.ms itself (Kafka's DynamicLogConfig).
+TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& overrides,
+                                 const DynamicBrokerConfigs& dynamic = {});
 
 }  // namespace weir::config

@@ -3,8 +3,10 @@
 namespace weir::handlers {
 
 config::TopicConfig BrokerContext::topic_config(std::string_view topic) const {
-    auto info = metadata.topic(topic);
-    return config::resolve_topic_config(config, info ? info->configs : config::ConfigMap{});
+    auto snapshot = metadata.snapshot();
+    auto info = snapshot->topic(topic);
+    return config::resolve_topic_config(config, info ? info->configs : config::ConfigMap{},
+                                        snapshot->dynamic_broker_configs(config.broker_id));
 }
 
 std::int32_t BrokerContext::topic_max_message_bytes(std::string_view topic) const {

@@ -31,7 +31,8 @@ struct BrokerContext {
     [[nodiscard]] GroupService& groups() const { return *group_service; }
 
     [[nodiscard]] bool stopping() const { return stopping_flag; }
-    // Broker defaults overlaid with the topic's overrides (defaults if unknown).
+    // Broker defaults (server.properties and dynamic broker configs) overlaid
+    // with the topic's overrides (defaults if unknown).
     [[nodiscard]] config::TopicConfig topic_config(std::string_view topic) const;
     [[nodiscard]] std::int32_t topic_max_message_bytes(std::string_view topic) const;
     [[nodiscard]] std::optional<std::string> topic_name_for_id(const wire::Uuid& id) const;

@@ -1,8 +1,9 @@
 // DescribeConfigs, AlterConfigs, IncrementalAlterConfigs: every version.
-// Topic configs change through the metadata store. Broker configs are static
-// in Weir: a change to a key Kafka cannot change dynamically gets Kafka's
-// answer, and so (deviation) does a change to a key Kafka could change at
-// runtime. BROKER_LOGGER describes and sets the level of the "root" logger.
+// Topic configs and dynamic broker configs (KIP-226: this broker's own set,
+// resource name = its id, and the cluster-wide defaults, resource name "")
+// change through the metadata store; broker/config/dynamic_broker_config.h
+// says which keys Weir acts on. BROKER_LOGGER describes and sets the level of
+// the "root" logger.
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -11,6 +12,7 @@
 #include "broker/common/logging.h"
 #include "broker/config/config_keys.h"
 #include "broker/config/describe_configs.h"
+#include "broker/config/dynamic_broker_config.h"
 #include "broker/config/topic_config.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/topic_name.h"
@@ -72,12 +74,6 @@ std::optional<std::int32_t> parse_int(std::string_view s) {
     return v;
 }
 
-std::string scala_set(const std::vector<std::string>& names) {
-    std::string out = "Set(";
-    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
-    return out + ")";
-}
-
 // ---- loggers ---------------------------------------------------------------
 
 std::string root_level() {
@@ -109,20 +105,44 @@ ApiError check_node_id(const BrokerContext& broker, const std::string& name) {
     return {};
 }
 
-// DynamicBrokerConfig.validate of the broker's dynamic config after the change:
-// Weir has none, so any remaining key is refused.
-ApiError check_broker_change(const config::ConfigMap& props) {
-    std::vector<std::string> static_keys, dynamic_keys;
-    for (const auto& [key, value] : props) {
-        const auto* k = config::find_broker_config_key(key);
-        (k != nullptr && !k->dynamic ? static_keys : dynamic_keys).push_back(key);
+// The stored dynamic set of one level, as Kafka reads it back before an
+// incremental change (fromPersistentProps drops entries that no longer apply).
+config::ConfigMap stored_broker_configs(const BrokerContext& broker, bool per_broker) {
+    auto dynamic = config::applicable_dynamic_configs(
+        broker.metadata.snapshot()->dynamic_broker_configs(broker.config.broker_id));
+    return per_broker ? dynamic.broker : dynamic.cluster_default;
+}
+
+std::string loggable(const config::ConfigMap& props) {
+    std::string out;
+    for (const auto& [name, value] : props) {
+        const auto* key = config::broker_config_key_for(name);
+        const bool hidden = key == nullptr || key->sensitive();
+        out += (out.empty() ? "" : ",") + name + " -> " + (hidden ? "[hidden]" : value);
     }
-    if (!static_keys.empty())
-        return fail(ErrorCode::invalid_request, "Cannot update these configs dynamically: " + scala_set(static_keys));
-    if (!dynamic_keys.empty())
-        return fail(ErrorCode::invalid_request,
-                    "Weir does not support dynamic broker configs; set them in server.properties: " + scala_set(dynamic_keys));
-    return {};
+    return out;
+}
+
+// `props` becomes the whole dynamic set of the resource's level: validated as
+// ConfigAdminManager.validateBrokerConfigChange does (every failure is
+// INVALID_REQUEST there, KAFKA-13609), then stored unless validate_only.
+ApiError alter_broker(BrokerContext& broker, const std::string& name, const config::ConfigMap& props, bool validate_only) {
+    const bool per_broker = !name.empty();
+    if (per_broker) {
+        if (auto error = check_node_id(broker, name); !error.ok()) return error;
+    }
+    const auto stored = broker.metadata.snapshot()->dynamic_broker_configs(broker.config.broker_id);
+    config::ConfigMap normalized;
+    if (auto error = config::validate_dynamic_broker_configs(broker.config, stored, props, per_broker, &normalized))
+        return fail(ErrorCode::invalid_request, *error);
+    if (validate_only) return {};
+    if (per_broker) {
+        logging::info("Updating broker {} with new configuration : {}", broker.config.broker_id, loggable(normalized));
+    } else {
+        logging::info("Updating brokers with new configuration : {}", loggable(normalized));
+    }
+    return from_status(broker.metadata.alter_broker_configs(
+        per_broker ? std::optional<std::int32_t>(broker.config.broker_id) : std::nullopt, normalized));
 }
 
 // ---- topic resources -------------------------------------------------------
@@ -300,7 +320,10 @@ DescribeEntry to_entry(const config::ConfigEntry& e, bool synonyms, bool documen
         }
     }
     out.config_type = static_cast<std::int8_t>(e.type);
-    out.documentation = documentation ? std::optional<std::string>(e.documentation) : std::nullopt;
+    // Kafka has no documentation for names it does not define (listener
+    // overrides, custom keys).
+    out.documentation =
+        documentation && !e.documentation.empty() ? std::optional<std::string>(e.documentation) : std::nullopt;
     return out;
 }
 
@@ -316,23 +339,28 @@ DescribeResult describe(const BrokerContext& broker, const msg::DescribeConfigsR
     };
     std::vector<config::ConfigEntry> entries;
     const auto& name = resource.resource_name;
+    const auto snapshot = broker.metadata.snapshot();
+    const auto dynamic = snapshot->dynamic_broker_configs(broker.config.broker_id);
     switch (resource.resource_type) {
         case kTopic: {
             if (auto invalid = metadata::validate_topic_name(name)) return error(ErrorCode::invalid_topic_exception, *invalid);
-            auto topic = broker.metadata.topic(name);
+            auto topic = snapshot->topic(name);
             if (!topic) return error(ErrorCode::unknown_topic_or_partition, std::string());
-            entries = config::describe_topic_configs(broker.config, topic->configs);
+            entries = config::describe_topic_configs(broker.config, topic->configs, dynamic);
             break;
         }
         case kBroker: {
-            if (name.empty()) break;  // cluster-wide dynamic defaults: Weir has none
+            if (name.empty()) {
+                entries = config::describe_default_broker_configs(dynamic);
+                break;
+            }
             auto id = parse_int(name);
             if (!id) return error(ErrorCode::invalid_request, "Broker id must be an integer, but it is: " + name);
             if (*id != broker.config.broker_id)
                 return error(ErrorCode::invalid_request, "Unexpected broker id, expected " +
                                                              std::to_string(broker.config.broker_id) +
                                                              " or empty string, but received " + name);
-            entries = config::describe_broker_configs(broker.config);
+            entries = config::describe_broker_configs(broker.config, dynamic);
             break;
         }
         case kBrokerLogger: {
@@ -395,8 +423,7 @@ Task<msg::AlterConfigsResponse> handle(BrokerContext& broker, const RequestConte
         for (const auto& c : r.configs) props.insert_or_assign(c.name, *c.value);
         ApiError result;
         if (r.resource_type == kBroker) {
-            if (!r.resource_name.empty()) result = check_node_id(broker, r.resource_name);
-            if (result.ok()) result = check_broker_change(props);
+            result = alter_broker(broker, r.resource_name, props, request.validate_only);
         } else if (r.resource_type == kTopic) {
             result = alter_topic(broker, r.resource_name, props, request.validate_only);
         } else {
@@ -425,11 +452,13 @@ Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext& broker, const R
             result = alter_loggers(broker, r.resource_name, ops, request.validate_only);
         } else if (r.resource_type == kBroker) {
             if (!r.resource_name.empty()) result = check_node_id(broker, r.resource_name);
-            config::ConfigMap props;  // the broker's dynamic config: always empty in Weir
-            if (result.ok())
+            config::ConfigMap props;
+            if (result.ok()) {
+                props = stored_broker_configs(broker, !r.resource_name.empty());
                 result = apply_ops(props, ops, [](std::string_view n) { return config::find_broker_config_key(n); },
                                    "Unknown config name: ");
-            if (result.ok()) result = check_broker_change(props);
+            }
+            if (result.ok()) result = alter_broker(broker, r.resource_name, props, request.validate_only);
         } else if (r.resource_type == kTopic) {
             if (r.resource_name.empty()) {
                 result = fail(ErrorCode::invalid_request, "Default topic resources are not allowed.");

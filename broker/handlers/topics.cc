@@ -79,11 +79,12 @@ metadata::NewTopic resolve_new_topic(const config::BrokerConfig& config, const m
 }
 
 // v5+: the configs the topic has (or would have), as CreateTopics reports them.
-void fill_created(CreateResult& out, const config::BrokerConfig& config, const metadata::NewTopic& n) {
+void fill_created(CreateResult& out, const BrokerContext& broker, const metadata::NewTopic& n) {
     config::ConfigMap normalized;
     if (config::validate_topic_configs(n.configs, &normalized)) normalized.clear();
     auto& configs = out.configs.emplace();
-    for (const auto& e : config::describe_topic_configs(config, normalized)) {
+    const auto dynamic = broker.metadata.snapshot()->dynamic_broker_configs(broker.config.broker_id);
+    for (const auto& e : config::describe_topic_configs(broker.config, normalized, dynamic)) {
         auto& c = configs.emplace_back();
         c.name = e.name;
         c.value = e.value;
@@ -195,7 +196,7 @@ Task<msg::CreateTopicsResponse> handle(BrokerContext& broker, const RequestConte
             reset_created(out);
             continue;
         }
-        fill_created(out, broker.config, resolved);
+        fill_created(out, broker, resolved);
         if (!validate_only) {
             out.topic_id = to_wire(result.topic_id);
             if (request.timeout_ms <= 0) {

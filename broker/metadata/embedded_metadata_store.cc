@@ -92,6 +92,8 @@ EmbeddedMetadataStore::EmbeddedMetadataStore(Options options)
         initial->topics_by_id.emplace(ptr->id, ptr);
         initial->topics_by_name.emplace(ptr->name, ptr);
       }
+      initial->broker_configs = std::move(state.broker_configs);
+      initial->default_broker_configs = std::move(state.default_broker_configs);
     } else {
       initial->cluster_id = Uuid::random().to_string();
       persist(*initial);
@@ -112,6 +114,8 @@ void EmbeddedMetadataStore::persist(const MetadataSnapshot& s) const {
   state.cluster_id = s.cluster_id;
   state.broker_id = local_.id;
   for (const auto& [name, t] : s.topics_by_name) state.topics.push_back(*t);
+  state.broker_configs = s.broker_configs;
+  state.default_broker_configs = s.default_broker_configs;
   write_file_atomically(file_, encode_state(state));
 }
 
@@ -312,6 +316,22 @@ Status EmbeddedMetadataStore::alter_topic_configs(std::string_view name, const c
   next->topics_by_name.insert_or_assign(after->name, after);
   next->topics_by_id.insert_or_assign(after->id, after);
   return commit(std::move(next), {MetadataChange::Kind::TopicConfigsChanged, after->name, after->id, t, after});
+}
+
+Status EmbeddedMetadataStore::alter_broker_configs(std::optional<int32_t> broker_id, const config::ConfigMap& configs) {
+  std::lock_guard write(write_mutex_);
+  auto next = next_version(*snapshot());
+  if (!broker_id) {
+    next->default_broker_configs = configs;
+  } else if (configs.empty()) {
+    next->broker_configs.erase(*broker_id);
+  } else {
+    next->broker_configs.insert_or_assign(*broker_id, configs);
+  }
+  MetadataChange change;
+  change.kind = MetadataChange::Kind::BrokerConfigsChanged;
+  change.broker_id = broker_id;
+  return commit(std::move(next), change);
 }
 
 MetadataStore::ListenerId EmbeddedMetadataStore::add_listener(ChangeListener listener) {

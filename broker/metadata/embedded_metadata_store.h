@@ -35,6 +35,7 @@ class EmbeddedMetadataStore final : public MetadataStore {
   Status create_partitions(std::string_view name, int32_t new_total,
                            const std::vector<std::vector<int32_t>>& assignments, bool validate_only) override;
   Status alter_topic_configs(std::string_view name, const config::ConfigMap& configs, bool validate_only) override;
+  Status alter_broker_configs(std::optional<int32_t> broker_id, const config::ConfigMap& configs) override;
 
   ListenerId add_listener(ChangeListener listener) override;
   void remove_listener(ListenerId id) override;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -11,7 +12,8 @@
 
 namespace weir::metadata {
 
-// Cluster metadata: brokers, controller, topics, partitions, topic configs.
+// Cluster metadata: brokers, controller, topics, partitions, topic configs,
+// dynamic broker configs.
 // Backends: EmbeddedMetadataStore (single node, JSON file) and, later,
 // ZooKeeper. Implementations are thread-safe. Reads return immutable
 // snapshots; mutations return Kafka error codes and messages. A mutation may
@@ -50,6 +52,13 @@ class MetadataStore {
   // Replaces the topic's overrides with `configs` (AlterConfigs semantics;
   // IncrementalAlterConfigs merges before calling). INVALID_CONFIG if invalid.
   virtual Status alter_topic_configs(std::string_view name, const config::ConfigMap& configs, bool validate_only) = 0;
+
+  // Replaces the dynamic configs (KIP-226) of one broker, or with nullopt the
+  // cluster-wide defaults; an empty set removes them. ZooKeeper keeps these at
+  // /config/brokers/<id> and /config/brokers/<default>. Values are stored as
+  // given: validating them needs the broker's static config, so callers run
+  // config::validate_dynamic_broker_configs first.
+  virtual Status alter_broker_configs(std::optional<int32_t> broker_id, const config::ConfigMap& configs) = 0;
 
   // Called after each change is durable, on the thread that made it, in
   // change order. A listener may read the store (and even mutate it, which

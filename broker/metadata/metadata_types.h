@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "broker/config/config_types.h"
+#include "broker/config/dynamic_broker_config.h"
 #include "broker/metadata/uuid.h"
 
 namespace weir::metadata {
@@ -86,6 +87,10 @@ struct MetadataSnapshot {
   std::vector<BrokerInfo> brokers;  // live brokers, by id
   std::map<std::string, TopicPtr, std::less<>> topics_by_name;
   std::map<Uuid, TopicPtr> topics_by_id;
+  // Dynamic broker configs (KIP-226) as stored, per broker id and the
+  // cluster-wide defaults; canonical values.
+  std::map<int32_t, config::ConfigMap> broker_configs;
+  config::ConfigMap default_broker_configs;
   uint64_t version = 0;  // increases with every change
 
   TopicPtr topic(std::string_view name) const {
@@ -100,6 +105,13 @@ struct MetadataSnapshot {
     for (const auto& b : brokers)
       if (b.id == id) return &b;
     return nullptr;
+  }
+  // The two dynamic levels that apply to one broker.
+  config::DynamicBrokerConfigs dynamic_broker_configs(int32_t broker_id) const {
+    config::DynamicBrokerConfigs out;
+    if (auto it = broker_configs.find(broker_id); it != broker_configs.end()) out.broker = it->second;
+    out.cluster_default = default_broker_configs;
+    return out;
   }
 };
 
@@ -120,12 +132,23 @@ struct CreateTopicResult : Status {
 };
 
 struct MetadataChange {
-  enum class Kind { TopicCreated, TopicDeleted, PartitionsAdded, TopicConfigsChanged, PartitionStateChanged, BrokersChanged };
+  enum class Kind {
+    TopicCreated,
+    TopicDeleted,
+    PartitionsAdded,
+    TopicConfigsChanged,
+    PartitionStateChanged,
+    BrokersChanged,
+    BrokerConfigsChanged,
+  };
   Kind kind = Kind::TopicCreated;
-  std::string topic;  // empty for BrokersChanged
+  std::string topic;  // empty for BrokersChanged / BrokerConfigsChanged
   Uuid topic_id;
-  TopicPtr before;    // null for TopicCreated / BrokersChanged
-  TopicPtr after;     // null for TopicDeleted / BrokersChanged
+  TopicPtr before;    // null for TopicCreated / BrokersChanged / BrokerConfigsChanged
+  TopicPtr after;     // null for TopicDeleted / BrokersChanged / BrokerConfigsChanged
+  // BrokerConfigsChanged: whose dynamic configs changed; nullopt for the
+  // cluster-wide defaults.
+  std::optional<int32_t> broker_id;
 };
 
 // The store cannot be opened (unreadable or corrupt state, broker id mismatch).

@@ -1,6 +1,7 @@
 #include "broker/metadata/state_json.h"
 
 #include <boost/json.hpp>
+#include <charconv>
 
 namespace weir::metadata {
 namespace json = boost::json;
@@ -8,6 +9,8 @@ namespace json = boost::json;
 namespace {
 
 constexpr int64_t kFormatVersion = 1;
+// ZooKeeper's name for the cluster-wide entity (/config/brokers/<default>).
+constexpr std::string_view kDefaultEntity = "<default>";
 
 json::array to_array(const std::vector<int32_t>& v) {
   json::array a;
@@ -51,6 +54,16 @@ std::string encode_state(const PersistedState& state) {
     topics.push_back(std::move(o));
   }
   root["topics"] = std::move(topics);
+  json::object broker_configs;
+  auto to_object = [](const config::ConfigMap& configs) {
+    json::object o;
+    for (const auto& [k, v] : configs) o[k] = v;
+    return o;
+  };
+  if (!state.default_broker_configs.empty()) broker_configs[kDefaultEntity] = to_object(state.default_broker_configs);
+  for (const auto& [id, configs] : state.broker_configs)
+    if (!configs.empty()) broker_configs[std::to_string(id)] = to_object(configs);
+  root["broker_configs"] = std::move(broker_configs);
   return json::serialize(root) + "\n";
 }
 
@@ -87,6 +100,22 @@ PersistedState decode_state(std::string_view text) {
         t.partitions.push_back(std::move(p));
       }
       state.topics.push_back(std::move(t));
+    }
+    if (const json::value* configs = root.if_contains("broker_configs")) {
+      for (const auto& [entity, cv] : configs->as_object()) {
+        config::ConfigMap values;
+        for (const auto& [k, value] : cv.as_object())
+          values.emplace(std::string(k), json::value_to<std::string>(value));
+        if (entity == kDefaultEntity) {
+          state.default_broker_configs = std::move(values);
+          continue;
+        }
+        int32_t id = 0;
+        auto [end, ec] = std::from_chars(entity.data(), entity.data() + entity.size(), id);
+        if (ec != std::errc{} || end != entity.data() + entity.size() || entity.empty())
+          throw MetadataStoreError("bad broker config entity " + std::string(entity));
+        state.broker_configs.emplace(id, std::move(values));
+      }
     }
     return state;
   } catch (const MetadataStoreError&) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,11 +15,15 @@ struct PersistedState {
   std::string cluster_id;
   int32_t broker_id = 0;
   std::vector<TopicInfo> topics;
+  std::map<int32_t, config::ConfigMap> broker_configs;
+  config::ConfigMap default_broker_configs;
 };
 
 // {"version":1,"cluster_id":...,"broker_id":...,"topics":[{"name","topic_id",
 //  "internal","configs":{...},"partitions":[{"partition","leader",
-//  "leader_epoch","replicas","isr"}]}]}
+//  "leader_epoch","replicas","isr"}]}],"broker_configs":{"<default>":{...},
+//  "<id>":{...}}}. broker_configs is named by ZooKeeper's entity names and is
+// optional, so files written before it read as having none.
 std::string encode_state(const PersistedState& state);
 // Throws MetadataStoreError on malformed input.
 PersistedState decode_state(std::string_view json);

@@ -66,11 +66,9 @@ ProduceResult PartitionManager::produce(const TopicPartition& tp, wire::ByteSpan
         }
         // Kafka's LogValidator checks every record of a produced batch; so do we
         // (decompressing if needed) so that no consumer ever receives a batch
-        // it cannot parse.
-        records::ValidateOptions options;
-        options.deep = true;
-        options.require_dense_offsets = true;
-        for (const auto& header : records::validate_batches(batches, options)) {
+        // it cannot parse, and so that the max timestamp the time index and
+        // ListOffsets rely on is the records' own.
+        for (const auto& header : records::validate_produced_batches(batches, log->config().message_timestamp_type)) {
             if (header.total_size() > static_cast<std::size_t>(limits.max_message_bytes))
                 return fail(ErrorCode::message_too_large,
                             "batch of " + std::to_string(header.total_size()) + " bytes exceeds max.message.bytes " +
@@ -81,6 +79,8 @@ ProduceResult PartitionManager::produce(const TopicPartition& tp, wire::ByteSpan
                 return fail(ErrorCode::unsupported_compression_type, "unknown compression codec");
             if (header.is_control()) return fail(ErrorCode::invalid_record, "clients may not produce control batches");
         }
+    } catch (const records::InvalidRecordError& e) {
+        return fail(ErrorCode::invalid_record, e.what());
     } catch (const wire::DecodeError& e) {
         return fail(ErrorCode::corrupt_message, e.what());
     }

@@ -5,6 +5,9 @@
 #include <chrono>
 
 #include "broker/common/logging.h"
+#include "broker/config/config_def.h"
+#include "broker/config/config_keys.h"
+#include "broker/config/dynamic_broker_config.h"
 #include "broker/metadata/open_store.h"
 
 namespace weir::server {
@@ -26,7 +29,30 @@ storage::LogConfig to_log_config(const config::TopicConfig& t) {
     c.message_timestamp_type = t.message_timestamp_type == config::TimestampType::LogAppendTime
                                    ? records::TimestampType::log_append_time
                                    : records::TimestampType::create_time;
+    c.cleanup_delete = t.cleanup_policy.remove;
+    c.cleanup_compact = t.cleanup_policy.compact;
+    c.delete_retention_ms = t.delete_retention_ms;
+    c.min_compaction_lag_ms = t.min_compaction_lag_ms;
+    c.max_compaction_lag_ms = t.max_compaction_lag_ms;
+    c.min_cleanable_dirty_ratio = t.min_cleanable_dirty_ratio;
     return c;
+}
+
+// A broker key as server.properties sets it, else Kafka's default.
+std::string broker_value(const config::ConfigMap& props, const std::string& key) {
+    if (auto it = props.find(key); it != props.end()) return it->second;
+    const auto* k = config::find_broker_config_key(key);
+    return k && k->default_value ? std::string(*k->default_value) : std::string();
+}
+
+storage::CleanerOptions cleaner_options(const config::BrokerConfig& c) {
+    storage::CleanerOptions o;
+    auto threads = config::as_int(broker_value(c.static_props, "log.cleaner.threads"));
+    // Kafka starts no cleaner thread for log.cleaner.threads=0.
+    o.enabled = c.log_cleaner_enable && threads > 0;
+    auto dedupe = config::as_int(broker_value(c.static_props, "log.cleaner.dedupe.buffer.size"));
+    o.dedupe_buffer_bytes = static_cast<std::size_t>(std::max<std::int64_t>(dedupe / std::max<std::int64_t>(threads, 1), 1));
+    return o;
 }
 
 asio::ip::tcp::endpoint bind_endpoint(const config::Listener& l) {
@@ -48,12 +74,19 @@ void Broker::start() {
     metadata_ = metadata::open_metadata_store(config_);
 
     auto config_for_topic = [this](const std::string& topic) {
-        auto info = metadata_->topic(topic);
-        return to_log_config(config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{}));
+        auto snapshot = metadata_->snapshot();
+        auto info = snapshot->topic(topic);
+        auto log_config = to_log_config(config::resolve_topic_config(
+            config_, info ? info->configs : config::ConfigMap{}, snapshot->dynamic_broker_configs(config_.broker_id)));
+        // The group coordinator compacts its own log (__consumer_offsets) by
+        // re-appending a snapshot of the live records; the log cleaner keeps out.
+        if (info && info->internal) log_config.cleanup_compact = false;
+        return log_config;
     };
     storage::LogManagerOptions log_options;
     log_options.log_dirs = config_.log_dirs;
     log_options.config_for_topic = config_for_topic;
+    log_options.cleaner = cleaner_options(config_);
     logs_ = std::make_unique<storage::LogManager>(std::move(log_options));
 
     partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, config_for_topic);
@@ -84,6 +117,7 @@ void Broker::start() {
         listeners_.push_back(std::move(listener));
     }
     schedule_periodic();
+    if (logs_->cleaner().enabled()) schedule_cleaner(std::chrono::milliseconds(0));
     auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     logging::info("Weir broker {} started in {:.1f} ms (cluster id {}, {} topics, log.dirs {})", config_.broker_id, ms,
                   metadata_->cluster_id(), metadata_->topics().size(), config_.log_dirs.front().string());
@@ -112,6 +146,12 @@ void Broker::on_metadata_change(const metadata::MetadataChange& change) {
             break;
         case Kind::BrokersChanged:
             break;
+        case Kind::BrokerConfigsChanged:
+            // New broker defaults reach every log without its own override
+            // (Kafka's DynamicLogConfig.updateLogsConfig).
+            if (!change.broker_id || *change.broker_id == config_.broker_id)
+                for (const auto& topic : metadata_->topics()) partitions_->topic_config_changed(topic->name);
+            break;
     }
 }
 
@@ -134,6 +174,30 @@ void Broker::schedule_periodic() {
     });
 }
 
+void Broker::schedule_cleaner(std::chrono::milliseconds delay) {
+    // The cleaner works in bounded steps on this thread (see LogCleanerManager):
+    // while one is under way the next step is queued behind whatever requests
+    // arrived meanwhile; when nothing is worth cleaning it sleeps
+    // log.cleaner.backoff.ms, as Kafka's cleaner threads do.
+    cleaner_timer_.expires_after(delay);
+    cleaner_timer_.async_wait([this](boost::system::error_code ec) {
+        if (ec || stopped_) return;
+        bool working = false;
+        try {
+            working = logs_->clean_step();
+        } catch (const std::exception& e) {
+            logging::error("log cleaner failed: {}", e.what());
+        }
+        schedule_cleaner(working ? std::chrono::milliseconds(0) : cleaner_backoff());
+    });
+}
+
+std::chrono::milliseconds Broker::cleaner_backoff() const {
+    auto props = config::current_broker_props(config_.static_props,
+                                              metadata_->snapshot()->dynamic_broker_configs(config_.broker_id));
+    return std::chrono::milliseconds(std::max<std::int64_t>(config::as_int(broker_value(props, "log.cleaner.backoff.ms")), 0));
+}
+
 bool Broker::retention_due() {
     auto now = std::chrono::steady_clock::now();
     if (now - last_retention_ < std::chrono::milliseconds(config_.log_retention_check_interval_ms)) return false;
@@ -150,6 +214,7 @@ void Broker::stop() {
     if (partitions_) partitions_->wake_all();
     if (groups_) groups_->stop();
     periodic_.cancel();
+    cleaner_timer_.cancel();
     // Give in-flight requests (now woken) a moment to be answered, then close.
     auto grace = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(200));
     grace->async_wait([this, grace](boost::system::error_code) {

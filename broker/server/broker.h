@@ -42,6 +42,8 @@ private:
     void sync_partitions(const metadata::TopicInfo& topic);
     void schedule_periodic();
     bool retention_due();
+    void schedule_cleaner(std::chrono::milliseconds delay);
+    [[nodiscard]] std::chrono::milliseconds cleaner_backoff() const;
 
     config::BrokerConfig config_;
     boost::asio::io_context io_{1};
@@ -54,6 +56,7 @@ private:
     std::unique_ptr<dispatch::Dispatcher> dispatcher_;
     std::vector<std::unique_ptr<net::Listener>> listeners_;
     boost::asio::steady_timer periodic_{io_};
+    boost::asio::steady_timer cleaner_timer_{io_};
     std::chrono::steady_clock::time_point last_retention_ = std::chrono::steady_clock::now();
     bool stopped_ = false;
 };

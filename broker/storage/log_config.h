@@ -1,6 +1,7 @@
 #pragma once
 // Per-topic log settings (Kafka topic config names in comments) and the clock
 // the log uses for roll, retention and flush decisions.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -24,6 +25,22 @@ struct LogConfig {
     // Kafka fsyncs a segment when it is rolled (in the background); this keeps
     // the recovery point moving so an unclean restart only scans the active segment.
     bool flush_on_roll = true;
+    // cleanup.policy: `delete` applies retention.ms/bytes; `compact` makes the
+    // log cleaner keep only the latest record of each key (and produce refuse
+    // records without a key).
+    bool cleanup_delete = true;
+    bool cleanup_compact = false;
+    std::int64_t delete_retention_ms = 24LL * 3600 * 1000;          // delete.retention.ms
+    std::int64_t min_compaction_lag_ms = 0;                         // min.compaction.lag.ms
+    std::int64_t max_compaction_lag_ms = kNever;                    // max.compaction.lag.ms
+    double min_cleanable_dirty_ratio = 0.5;                         // min.cleanable.dirty.ratio
+
+    // Kafka's LogConfig.maxSegmentMs: a compacted log rolls by
+    // max.compaction.lag.ms too, since the cleaner never touches the active segment.
+    [[nodiscard]] std::int64_t max_segment_ms() const {
+        if (cleanup_compact && max_compaction_lag_ms > 0) return std::min(max_compaction_lag_ms, segment_ms);
+        return segment_ms;
+    }
 };
 
 // Milliseconds since the Unix epoch; injectable so tests control time.

@@ -31,8 +31,9 @@ std::int64_t lookup(const OffsetCheckpoint& cp, const TopicPartition& tp) {
 }  // namespace
 
 LogManager::LogManager(LogManagerOptions options)
-    : config_for_topic_(std::move(options.config_for_topic)), clock_(std::move(options.clock)) {
-    if (!clock_) clock_ = system_clock_ms();
+    : config_for_topic_(std::move(options.config_for_topic)),
+      clock_(options.clock ? std::move(options.clock) : system_clock_ms()),
+      cleaner_(options.cleaner, clock_) {
     if (options.log_dirs.empty()) throw StorageError("no log dirs configured");
     for (auto& path : options.log_dirs) {
         std::filesystem::create_directories(path);
@@ -70,6 +71,10 @@ void LogManager::load_dir(std::size_t i) {
     if (!ok) logging::warn("{}: unreadable recovery point checkpoint, recovering all segments", dir.path.string());
     auto log_starts = read_checkpoint_file(dir.path / kLogStartOffsetCheckpointFile, &ok);
     if (!ok) logging::warn("{}: unreadable log start offset checkpoint", dir.path.string());
+    // An unreadable cleaner checkpoint only costs a full cleaning.
+    std::optional<OffsetCheckpoint> cleaned;
+    if (std::filesystem::exists(dir.path / kCleanerCheckpointFile))
+        cleaned = read_checkpoint_file(dir.path / kCleanerCheckpointFile, &ok);
 
     for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
         if (!entry.is_directory()) continue;
@@ -89,6 +94,12 @@ void LogManager::load_dir(std::size_t i) {
         load.log_start_offset = lookup(log_starts, *tp);
         load.clock = clock_;
         attach(*tp, std::make_shared<PartitionLog>(entry.path(), *tp, config_for(tp->topic), load), i);
+        if (cleaned && cleaned->contains(*tp)) cleaner_.set_checkpoint(*tp, cleaned->at(*tp));
+    }
+    if (cleaned) {
+        dir.cleaner_written.emplace();
+        for (const auto& [tp, offset] : *cleaned)
+            if (logs_.contains(tp)) (*dir.cleaner_written)[tp] = offset;
     }
     write_checkpoints(i);
     if (dir.clean_at_start) {
@@ -125,6 +136,7 @@ bool LogManager::remove(const TopicPartition& tp) {
     if (it == logs_.end()) return false;
     auto entry = std::move(it->second);
     logs_.erase(it);
+    cleaner_.forget(tp);
     entry.log->set_checkpoint_hook({});
     entry.log->release();
     auto deleted = dirs_[entry.dir].path / (tp.dir_name() + "." + random_hex32() + std::string(kDeleteDirSuffix));
@@ -175,11 +187,33 @@ void LogManager::write_checkpoints(std::size_t dir) {
         recovery_points[tp] = entry.log->recovery_point();
         log_starts[tp] = entry.log->log_start_offset();
     }
+    OffsetCheckpoint cleaned;
+    for (const auto& [tp, offset] : cleaner_.checkpoints())
+        if (auto it = logs_.find(tp); it != logs_.end() && it->second.dir == dir) cleaned[tp] = offset;
+    auto& cleaner_written = dirs_[dir].cleaner_written;
+    if (cleaner_written ? *cleaner_written != cleaned : !cleaned.empty()) {
+        write_checkpoint_file(dirs_[dir].path / kCleanerCheckpointFile, cleaned);
+        cleaner_written = std::move(cleaned);
+    }
     auto& written = dirs_[dir].written;
     if (written && written->first == recovery_points && written->second == log_starts) return;
     write_checkpoint_file(dirs_[dir].path / kRecoveryPointCheckpointFile, recovery_points);
     write_checkpoint_file(dirs_[dir].path / kLogStartOffsetCheckpointFile, log_starts);
     written.emplace(std::move(recovery_points), std::move(log_starts));
+}
+
+bool LogManager::clean_step() {
+    if (shut_down_ || !cleaner_.enabled()) return false;
+    if (!cleaner_.busy()) {
+        std::vector<std::shared_ptr<PartitionLog>> compacted;
+        for (const auto& [tp, entry] : logs_)
+            if (entry.log->config().cleanup_compact) compacted.push_back(entry.log);
+        if (!cleaner_.start_filthiest(compacted)) return false;
+    }
+    if (auto done = cleaner_.step()) {
+        if (auto it = logs_.find(*done); it != logs_.end()) write_checkpoints(it->second.dir);
+    }
+    return true;
 }
 
 void LogManager::checkpoint() {
@@ -188,6 +222,7 @@ void LogManager::checkpoint() {
 
 void LogManager::shutdown() {
     if (shut_down_) return;
+    cleaner_.abort_all();
     for (auto& [tp, entry] : logs_) {
         entry.log->set_checkpoint_hook({});
         if (entry.log->is_open()) {

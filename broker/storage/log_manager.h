@@ -14,6 +14,7 @@
 
 #include "broker/storage/checkpoint_file.h"
 #include "broker/storage/file.h"
+#include "broker/storage/log_cleaner_manager.h"
 #include "broker/storage/log_config.h"
 #include "broker/storage/log_names.h"
 #include "broker/storage/partition_log.h"
@@ -25,6 +26,7 @@ struct LogManagerOptions {
     // Config of a topic whose partitions are found on disk at startup.
     std::function<LogConfig(const std::string& topic)> config_for_topic;
     Clock clock = system_clock_ms();
+    CleanerOptions cleaner;
 };
 
 class LogManager {
@@ -57,8 +59,13 @@ public:
     // Periodic work (Kafka: log.retention.check.interval.ms, log.flush.*).
     std::size_t enforce_retention();
     void flush_due();
-    // Writes recovery-point and log-start-offset checkpoints of every dir.
+    // Writes recovery-point and log-start-offset (and cleaner) checkpoints of every dir.
     void checkpoint();
+    // One bounded step of the log cleaner over the compacted logs (see
+    // LogCleanerManager): true while a cleaning is under way, so the caller
+    // comes back at once; false when nothing was worth cleaning.
+    bool clean_step();
+    [[nodiscard]] const LogCleanerManager& cleaner() const { return cleaner_; }
     void run_periodic() {
         enforce_retention();
         flush_due();
@@ -76,6 +83,8 @@ private:
         // What the checkpoint files hold: rewriting (and fsyncing) them
         // unchanged every second stalled requests behind ext4 journal commits.
         std::optional<std::pair<OffsetCheckpoint, OffsetCheckpoint>> written;
+        // cleaner-offset-checkpoint as last read or written (absent: no file to keep).
+        std::optional<OffsetCheckpoint> cleaner_written;
     };
     struct Entry {
         std::shared_ptr<PartitionLog> log;
@@ -91,6 +100,7 @@ private:
     std::function<LogConfig(const std::string&)> config_for_topic_;
     Clock clock_;
     std::map<TopicPartition, Entry> logs_;
+    LogCleanerManager cleaner_;
     bool shut_down_ = false;
 };
 

@@ -5,15 +5,55 @@
 #include <string>
 
 #include "broker/common/logging.h"
+#include "broker/storage/batch_scanner.h"
 
 namespace weir::storage {
 namespace {
 
 bool is_leftover_file(std::string_view name) {
-    // Temp and swap files of interrupted writes/compactions are never valid data.
+    // Temp files of interrupted writes and cleanings are never valid data (a
+    // `.log.swap` is, but complete_swaps has renamed those by then).
     for (std::string_view s : {".tmp", ".deleted", ".cleaned", ".swap"})
         if (name.ends_with(s)) return true;
     return false;
+}
+
+// Kafka's LogLoader: a `<base>.log.swap` was complete and fsynced before it
+// got that name, so its swap is finished rather than undone. The segments it
+// replaced are those whose base lies in its offset range (the cleaner keeps
+// the last batch of each group, so the range reaches into the group's last
+// non-empty segment); its indexes are rebuilt from the log.
+void complete_swaps(const std::filesystem::path& dir, const std::string& name) {
+    const std::string log_swap = std::string(kLogSuffix) + std::string(kSwapSuffix);
+    std::vector<std::int64_t> swaps;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        auto file = entry.path().filename().string();
+        if (!file.ends_with(log_swap)) continue;
+        if (auto base = parse_segment_file_name(file.substr(0, file.size() - kSwapSuffix.size()), kLogSuffix))
+            swaps.push_back(*base);
+    }
+    std::sort(swaps.begin(), swaps.end());
+    for (auto base : swaps) {
+        auto swap = dir / (segment_file_name(base, kLogSuffix) + std::string(kSwapSuffix));
+        std::int64_t end = base + 1;
+        {
+            auto file = File::open(swap, false);
+            BatchScanner scanner(file, 0, file.size());
+            while (auto batch = scanner.next()) end = std::max(end, batch->header.last_offset() + 1);
+        }
+        std::vector<std::filesystem::path> replaced;
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            auto file = entry.path().filename().string();
+            for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix}) {
+                auto old = parse_segment_file_name(file, suffix);
+                if (old && *old >= base && *old < end) replaced.push_back(entry.path());
+            }
+        }
+        for (const auto& path : replaced) std::filesystem::remove(path);
+        std::filesystem::rename(swap, dir / segment_file_name(base, kLogSuffix));
+        logging::warn("{}: completed the swap of cleaned segment {} (offsets up to {})", name, base, end - 1);
+    }
+    if (!swaps.empty()) sync_dir(dir);
 }
 
 }  // namespace
@@ -35,6 +75,7 @@ void PartitionLog::set_config(LogConfig config) { config_ = config; }
 
 void PartitionLog::load(const LoadOptions& options) {
     std::filesystem::create_directories(dir_);
+    complete_swaps(dir_, tp_.dir_name());
     auto now = clock_();
     std::vector<std::int64_t> bases;
     std::vector<std::filesystem::path> index_files;
@@ -139,7 +180,7 @@ AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
         pos += h.total_size();
     }
 
-    RollParams roll_params{config_.segment_bytes, config_.segment_ms, batches.size(), max_timestamp, next - 1, now};
+    RollParams roll_params{config_.segment_bytes, config_.max_segment_ms(), batches.size(), max_timestamp, next - 1, now};
     if (active().should_roll(roll_params)) roll(log_end_offset_);
     active().append(batches);
     log_end_offset_ = next;
@@ -269,6 +310,7 @@ std::size_t PartitionLog::delete_old_segments(Pred predicate) {
         segments_.erase(it);
         ++deleted;
     }
+    if (deleted > 0) ++segments_generation_;
     if (deleted > 0 && segments_.begin()->first > log_start_offset_) set_log_start_offset(segments_.begin()->first);
     return deleted;
 }
@@ -293,7 +335,10 @@ std::size_t PartitionLog::enforce_retention() {
     auto now = clock_();
     std::size_t deleted =
         delete_old_segments([&](const Segment&, std::int64_t next_base) { return next_base <= log_start_offset_; });
-    // Like Kafka, only data below the high watermark is eligible.
+    // A compact-only log keeps its history for the cleaner (Kafka's
+    // UnifiedLog.deleteOldSegments). Like Kafka, only data below the high
+    // watermark is eligible.
+    if (!config_.cleanup_delete) return deleted;
     if (config_.retention_ms >= 0) {
         deleted += delete_old_segments([&](const Segment& s, std::int64_t next_base) {
             return next_base <= high_watermark_ && now - s.largest_timestamp() > config_.retention_ms;
@@ -314,6 +359,7 @@ std::size_t PartitionLog::enforce_retention() {
 void PartitionLog::truncate_to(std::int64_t offset) {
     ensure_open();
     if (offset >= log_end_offset_) return;
+    ++segments_generation_;
     if (offset < log_start_offset_ || offset <= segments_.begin()->first) {
         truncate_fully_and_start_at(offset);
         return;
@@ -335,6 +381,7 @@ void PartitionLog::truncate_to(std::int64_t offset) {
 
 void PartitionLog::truncate_fully_and_start_at(std::int64_t offset) {
     ensure_open();
+    ++segments_generation_;
     for (auto& [base, segment] : segments_) segment.remove();
     segments_.clear();
     Segment segment(dir_, offset, segment_options(), clock_());
@@ -359,10 +406,36 @@ void PartitionLog::release() noexcept {
 }
 
 void PartitionLog::destroy() {
+    ++segments_generation_;
     release();
     segments_.clear();
     std::filesystem::remove_all(dir_);
     state_ = State::deleted;
+}
+
+void PartitionLog::replace_segments(std::span<const std::int64_t> old_bases, CleanedSegment cleaned) {
+    ensure_open();
+    if (old_bases.empty() || old_bases.front() != cleaned.base_offset())
+        throw StorageError("cleaned segment " + std::to_string(cleaned.base_offset()) + " does not start its group");
+    for (auto base : old_bases)
+        if (!segments_.contains(base) || base == segments_.rbegin()->first)
+            throw StorageError("segment " + std::to_string(base) + " of " + tp_.dir_name() + " cannot be replaced");
+    cleaned.mark_swap();
+    ++segments_generation_;
+    for (auto base : old_bases) {
+        auto it = segments_.find(base);
+        it->second.remove();
+        segments_.erase(it);
+    }
+    // The removals must be durable before the replacement takes its final
+    // name, or a crash could leave it beside old segments it overlaps.
+    sync_dir(dir_);
+    cleaned.install();
+    auto base = cleaned.base_offset();
+    Segment segment(dir_, base, segment_options(), clock_());
+    if (!segment.load_tail()) segment.recover();
+    segment.make_inactive();
+    segments_.emplace(base, std::move(segment));
 }
 
 std::uint64_t PartitionLog::size_bytes() const {

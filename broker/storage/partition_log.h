@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "broker/storage/cleaned_segment.h"
 #include "broker/storage/log_config.h"
 #include "broker/storage/log_error.h"
 #include "broker/storage/log_names.h"
@@ -107,8 +108,9 @@ public:
     // DeleteRecords: moves the log start offset up to `offset` (<= high
     // watermark, else OFFSET_OUT_OF_RANGE) and deletes whole segments below it.
     LogErrc delete_records_before(std::int64_t offset);
-    // retention.ms / retention.bytes and segments below the log start offset;
-    // never deletes the active segment. Returns the number of segments deleted.
+    // retention.ms / retention.bytes (cleanup.policy delete only) and segments
+    // below the log start offset; never deletes the active segment. Returns
+    // the number of segments deleted.
     std::size_t enforce_retention();
     // Removes everything from `offset` on (replication divergence).
     void truncate_to(std::int64_t offset);
@@ -132,6 +134,16 @@ public:
     [[nodiscard]] std::uint64_t size_bytes() const;
     [[nodiscard]] std::size_t segment_count() const { return segments_.size(); }
     [[nodiscard]] std::vector<std::int64_t> segment_base_offsets() const;
+
+    // For the log cleaner: the segments by base offset (the last is the
+    // active one), and a count that changes whenever segments are removed or
+    // truncated, so that a cleaning spread over several steps notices that
+    // what it read is gone.
+    [[nodiscard]] const std::map<std::int64_t, Segment>& segments() const { return segments_; }
+    [[nodiscard]] std::uint64_t segments_generation() const { return segments_generation_; }
+    // Puts `cleaned` (finished) in place of the inactive segments `old_bases`,
+    // the first of which has its base offset, crash-safely (see CleanedSegment).
+    void replace_segments(std::span<const std::int64_t> old_bases, CleanedSegment cleaned);
 
     // Called after every append and high watermark advance (the fetch layer
     // wakes parked fetches). A listener may remove itself or others.
@@ -176,6 +188,7 @@ private:
     std::map<std::uint64_t, Listener> listeners_;
     std::uint64_t next_listener_id_ = 1;
     std::function<void()> checkpoint_hook_;
+    std::uint64_t segments_generation_ = 0;
 };
 
 }  // namespace weir::storage

@@ -64,10 +64,21 @@ void Segment::index_batch(const records::BatchHeader& header, std::uint64_t posi
     }
     if (bytes_since_last_index_entry_ > options_.index_interval_bytes) {
         offset_index_.append(header.last_offset(), static_cast<std::uint32_t>(position));
-        time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_);
+        append_time_index_entry(header.last_offset(), false);
         bytes_since_last_index_entry_ = 0;
     }
     bytes_since_last_index_entry_ += header.total_size();
+}
+
+void Segment::append_time_index_entry(std::int64_t last_offset, bool skip_full_check) {
+    if (max_timestamp_ < 0) return;
+    // An entry (t, o) only promises that nothing up to o is later than t, so
+    // when the max timestamp's offset is unknown the last offset indexed so far
+    // will do; an offset below the base is unrepresentable, and throwing here
+    // would fail an append whose bytes are already written.
+    auto offset = offset_of_max_timestamp_ >= base_offset_ ? offset_of_max_timestamp_ : last_offset;
+    if (offset < base_offset_) return;
+    time_index_.maybe_append(max_timestamp_, offset, skip_full_check);
 }
 
 void Segment::append(std::span<const std::uint8_t> batches) {
@@ -279,7 +290,7 @@ void Segment::make_active() {
 }
 
 void Segment::make_inactive() {
-    if (max_timestamp_ >= 0) time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_, true);
+    append_time_index_entry(next_offset_ - 1, true);
     offset_index_.trim();
     time_index_.trim();
 }

@@ -111,6 +111,8 @@ public:
 
 private:
     void index_batch(const records::BatchHeader& header, std::uint64_t position);
+    // The time index entry for the max timestamp so far, batches up to `last_offset` being indexed.
+    void append_time_index_entry(std::int64_t last_offset, bool skip_full_check);
     void load_rolling_timestamp();
 
     std::int64_t base_offset_;

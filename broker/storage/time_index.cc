@@ -12,7 +12,9 @@ void TimeIndex::maybe_append(std::int64_t timestamp, std::int64_t offset, bool s
     auto last = last_entry();
     if (entries() > 0 && offset < last.offset)
         throw StorageError("decreasing time index offset " + std::to_string(offset) + " in " + path().string());
-    if (entries() > 0 && timestamp <= last.timestamp) return;
+    // Kafka's TimeIndex compares with {-1, base} when empty too, so batches
+    // without timestamps (-1) never make an entry.
+    if (timestamp <= last.timestamp) return;
     if (full()) return;  // skip_full_check: nowhere to put it; lookups stay correct, only coarser
     auto relative = offset - base_offset();
     if (relative < 0 || relative > std::numeric_limits<std::int32_t>::max())

@@ -22,7 +22,7 @@ public:
     TimeIndex(const std::filesystem::path& path, std::int64_t base_offset, std::size_t max_bytes)
         : IndexFile(path, base_offset, kEntrySize, max_bytes) {}
 
-    // Appends only if `timestamp` exceeds the last entry's. Unless
+    // Appends only if `timestamp` exceeds the last entry's (or -1 when empty). Unless
     // `skip_full_check`, a full index is an error (the segment should have rolled).
     void maybe_append(std::int64_t timestamp, std::int64_t offset, bool skip_full_check = false);
     // Largest entry with timestamp <= target, or {-1, base_offset} if none.

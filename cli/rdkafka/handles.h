@@ -28,6 +28,7 @@ using Metadata = Handle<const rd_kafka_metadata_t, rd_kafka_metadata_destroy>;
 using AdminOptions = Handle<rd_kafka_AdminOptions_t, rd_kafka_AdminOptions_destroy>;
 using NewTopic = Handle<rd_kafka_NewTopic_t, rd_kafka_NewTopic_destroy>;
 using DeleteTopic = Handle<rd_kafka_DeleteTopic_t, rd_kafka_DeleteTopic_destroy>;
+using NewPartitions = Handle<rd_kafka_NewPartitions_t, rd_kafka_NewPartitions_destroy>;
 using ConfigResource = Handle<rd_kafka_ConfigResource_t, rd_kafka_ConfigResource_destroy>;
 using Error = Handle<rd_kafka_error_t, rd_kafka_error_destroy>;
 using MockCluster = Handle<rd_kafka_mock_cluster_t, rd_kafka_mock_cluster_destroy>;

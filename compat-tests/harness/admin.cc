@@ -163,4 +163,27 @@ DescribeConfigsResult Admin::describe_broker_configs(int broker_id) {
     return describe(handle_->c_ptr(), RD_KAFKA_RESOURCE_BROKER, std::to_string(broker_id), timeout);
 }
 
+AdminResult Admin::alter_configs(rd_kafka_ResourceType_t type, const std::string& name,
+                                 const std::map<std::string, std::string>& configs, bool validate_only) {
+    rd_kafka_t* rk = handle_->c_ptr();
+    rd_kafka_ConfigResource_t* res = rd_kafka_ConfigResource_new(type, name.c_str());
+    if (!res) throw std::runtime_error("librdkafka cannot name resource '" + name + "' (an empty name is refused)");
+    for (const auto& [k, v] : configs) rd_kafka_ConfigResource_set_config(res, k.c_str(), v.c_str());
+    Queue q(rd_kafka_queue_new(rk));
+    auto opts = make_options(rk, RD_KAFKA_ADMIN_OP_ALTERCONFIGS, timeout, validate_only);
+    rd_kafka_AlterConfigs(rk, &res, 1, opts.get(), q.get());
+    rd_kafka_ConfigResource_destroy(res);
+    auto ev = wait_event(q.get(), timeout);
+    if (auto e = event_error(ev.get()); e.err) return e;
+    const auto* result = rd_kafka_event_AlterConfigs_result(ev.get());
+    if (!result) throw std::runtime_error("unexpected admin event type");
+    std::size_t n = 0;
+    const auto* const* resources = rd_kafka_AlterConfigs_result_resources(result, &n);
+    if (n != 1) throw std::runtime_error("AlterConfigs: expected one resource, got " + std::to_string(n));
+    AdminResult r;
+    r.err = rd_kafka_ConfigResource_error(resources[0]);
+    if (const char* s = rd_kafka_ConfigResource_error_string(resources[0])) r.message = s;
+    return r;
+}
+
 }  // namespace weir::compat

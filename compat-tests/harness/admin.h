@@ -43,6 +43,9 @@ public:
     AdminResult create_partitions(const std::string& name, int total_count, bool validate_only = false);
     DescribeConfigsResult describe_topic_configs(const std::string& name);
     DescribeConfigsResult describe_broker_configs(int broker_id);
+    // Legacy AlterConfigs: `configs` becomes the resource's whole set.
+    AdminResult alter_configs(rd_kafka_ResourceType_t type, const std::string& name,
+                              const std::map<std::string, std::string>& configs, bool validate_only = false);
 
     RdKafka::Producer& handle() { return *handle_; }
     std::chrono::milliseconds timeout{10'000};

@@ -1,4 +1,5 @@
 // Record data as it arrives in Produce requests: v2 batches (validated deep,
+// also as the produce path does with its in-place maxTimestamp fix-up,
 // records decoded, down-converted) and legacy message sets (parsed,
 // up-converted). Only DecodeError and UnsupportedCompressionError may escape.
 #include <cstddef>
@@ -21,6 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (records::crc_valid(batch)) (void)records::decode_records(batch, kMaxInflate);
         }
         (void)records::validate_batches(input, options);
+        // The produce path's variant rewrites headers in place, so it gets a copy.
+        wire::Bytes produced(input.begin(), input.end());
+        (void)records::validate_produced_batches(produced, records::TimestampType::create_time, kMaxInflate);
         records::DownConvertOptions down;
         down.max_decompressed_size = kMaxInflate;
         (void)records::down_convert(input, down);

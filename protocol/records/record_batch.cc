@@ -129,6 +129,28 @@ std::vector<Record> decode_checked(ByteSpan batch, const BatchHeader& h, std::si
     return read_records(plain, h.record_count);
 }
 
+// One whole batch at the start of `data`, checked as `options` asks; the
+// decoded records go to `records` when deep.
+BatchHeader validate_batch(ByteSpan data, const ValidateOptions& options, std::vector<Record>* records) {
+    BatchHeader h = check_batch(data);
+    if (options.require_dense_offsets) {
+        if (h.record_count <= 0) throw InvalidRecordError("batch has no records");
+        if (h.last_offset_delta != h.record_count - 1)
+            throw InvalidRecordError("lastOffsetDelta " + std::to_string(h.last_offset_delta) +
+                                     " does not match record count " + std::to_string(h.record_count));
+    }
+    if (options.deep) {
+        auto decoded = decode_checked(data, h, options.max_decompressed_size);
+        if (options.require_dense_offsets) {
+            for (std::size_t i = 0; i < decoded.size(); ++i)
+                if (decoded[i].offset_delta != static_cast<std::int32_t>(i))
+                    throw InvalidRecordError("record offset deltas are not 0..n-1");
+        }
+        if (records) *records = std::move(decoded);
+    }
+    return h;
+}
+
 }  // namespace
 
 BatchHeader parse_batch_header(ByteSpan data) {
@@ -184,12 +206,19 @@ void set_partition_leader_epoch(std::span<std::uint8_t> batch, std::int32_t epoc
 }
 
 void set_log_append_time(std::span<std::uint8_t> batch, std::int64_t timestamp_ms) {
+    set_max_timestamp(batch, TimestampType::log_append_time, timestamp_ms);
+}
+
+bool set_max_timestamp(std::span<std::uint8_t> batch, TimestampType type, std::int64_t max_timestamp_ms) {
     BatchHeader h = parse_batch_header(batch);
     if (h.total_size() > batch.size()) throw DecodeError("batch extends past the end of the buffer");
-    auto attributes = static_cast<std::uint16_t>(h.attributes | kTimestampTypeBit);
+    if (h.timestamp_type() == type && h.max_timestamp == max_timestamp_ms) return false;
+    auto attributes = static_cast<std::uint16_t>(h.attributes & ~kTimestampTypeBit);
+    if (type == TimestampType::log_append_time) attributes |= kTimestampTypeBit;
     put_be(batch, kAttributesOffset, attributes, 2);
-    put_be(batch, kMaxTimestampOffset, static_cast<std::uint64_t>(timestamp_ms), 8);
+    put_be(batch, kMaxTimestampOffset, static_cast<std::uint64_t>(max_timestamp_ms), 8);
     put_be(batch, kCrcOffset, batch_crc(batch, h), 4);
+    return true;
 }
 
 std::int8_t records_magic(ByteSpan data) {
@@ -224,18 +253,34 @@ std::vector<BatchHeader> validate_batches(ByteSpan data, bool deep) {
 std::vector<BatchHeader> validate_batches(ByteSpan data, const ValidateOptions& options) {
     std::vector<BatchHeader> out;
     while (!data.empty()) {
-        BatchHeader h = check_batch(data);
-        if (options.require_dense_offsets) {
-            if (h.record_count <= 0) throw DecodeError("batch has no records");
-            if (h.last_offset_delta != h.record_count - 1) throw DecodeError("lastOffsetDelta does not match record count");
-        }
-        if (options.deep) {
-            auto records = decode_checked(data, h, options.max_decompressed_size);
-            if (options.require_dense_offsets) {
-                for (std::size_t i = 0; i < records.size(); ++i)
-                    if (records[i].offset_delta != static_cast<std::int32_t>(i)) throw DecodeError("record offset deltas are not 0..n-1");
-            }
-        }
+        BatchHeader h = validate_batch(data, options, nullptr);
+        out.push_back(h);
+        data = data.subspan(h.total_size());
+    }
+    return out;
+}
+
+std::int64_t max_record_timestamp(const BatchHeader& header, std::span<const Record> records) {
+    if (records.empty()) return -1;
+    if (header.timestamp_type() == TimestampType::log_append_time)
+        return std::max<std::int64_t>(header.max_timestamp, -1);
+    std::int64_t max = -1;
+    for (const auto& r : records) max = std::max(max, header.base_timestamp + r.timestamp_delta);
+    return max;
+}
+
+std::vector<BatchHeader> validate_produced_batches(std::span<std::uint8_t> data, TimestampType topic_timestamp_type,
+                                                   std::size_t max_decompressed_size) {
+    const ValidateOptions options{
+        .deep = true, .max_decompressed_size = max_decompressed_size, .require_dense_offsets = true};
+    std::vector<BatchHeader> out;
+    while (!data.empty()) {
+        std::vector<Record> records;
+        BatchHeader h = validate_batch(data, options, &records);
+        auto batch = data.first(h.total_size());
+        if (topic_timestamp_type == TimestampType::create_time &&
+            set_max_timestamp(batch, TimestampType::create_time, max_record_timestamp(h, records)))
+            h = parse_batch_header(batch);
         out.push_back(h);
         data = data.subspan(h.total_size());
     }

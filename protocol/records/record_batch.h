@@ -1,7 +1,9 @@
 #pragma once
 // Record batches, magic v2 (KIP-98 format). The broker stores batches exactly
-// as the producer sent them; it only rewrites the base offset (outside the
-// CRC) and, for LogAppendTime topics, the max timestamp (CRC recomputed).
+// as the producer sent them; it only rewrites the base offset and leader epoch
+// (outside the CRC) and, as Kafka does, the max timestamp and its type bit:
+// LogAppendTime topics get the append time, CreateTime topics the largest
+// record timestamp when the producer's header says otherwise (CRC recomputed).
 //
 // Layout (big-endian), offsets from the start of the batch:
 //   0 baseOffset int64 | 8 batchLength int32 | 12 partitionLeaderEpoch int32
@@ -91,6 +93,10 @@ bool crc_valid(ByteSpan batch);
 void set_base_offset(std::span<std::uint8_t> batch, std::int64_t base_offset);
 void set_partition_leader_epoch(std::span<std::uint8_t> batch, std::int32_t epoch);  // outside the CRC
 void set_log_append_time(std::span<std::uint8_t> batch, std::int64_t timestamp_ms);   // recomputes the CRC
+// Kafka's DefaultRecordBatch.setMaxTimestamp: writes the timestamp-type bit and
+// maxTimestamp and recomputes the CRC, unless both already hold these values
+// (then the batch is left byte for byte as it was). Returns whether it wrote.
+bool set_max_timestamp(std::span<std::uint8_t> batch, TimestampType type, std::int64_t max_timestamp_ms);
 
 // Splits a buffer of concatenated v2 batches; validates each header, its
 // length and CRC, and that records decode (decompressing as needed) when
@@ -126,14 +132,37 @@ std::int8_t records_magic(ByteSpan data);
 // batch is ignored, as Fetch responses may end mid-batch; otherwise it throws.
 std::vector<ByteSpan> split_batches(ByteSpan data, bool allow_partial_tail);
 
+// A well-formed batch that breaks a rule Kafka's LogValidator enforces on
+// what clients produce (offset range, record count): INVALID_RECORD, which
+// clients do not retry, rather than the retriable CORRUPT_MESSAGE.
+class InvalidRecordError : public wire::DecodeError {
+public:
+    using wire::DecodeError::DecodeError;
+};
+
 struct ValidateOptions {
     bool deep = false;
     std::size_t max_decompressed_size = kDefaultMaxDecompressedSize;  // per batch
     // Produce from clients (Kafka's LogValidator): recordCount > 0,
-    // lastOffsetDelta == recordCount - 1 and, when deep, offset deltas 0..n-1.
+    // lastOffsetDelta == recordCount - 1 and, when deep, offset deltas 0..n-1;
+    // a violation throws InvalidRecordError.
     bool require_dense_offsets = false;
 };
 std::vector<BatchHeader> validate_batches(ByteSpan data, const ValidateOptions& options);
+
+// The largest record timestamp as Kafka's LogValidator sees it (a LogAppendTime
+// batch's records all carry its maxTimestamp), or -1 if none has one.
+std::int64_t max_record_timestamp(const BatchHeader& header, std::span<const Record> records);
+
+// The batches of one partition of a Produce request, validated as Kafka's
+// LogValidator does for clients (deep, dense offsets) and, for a CreateTime
+// topic, with each header's maxTimestamp and timestamp type set from the
+// records, since the header field is only the producer's claim (Sarama 1.22
+// always sends -1) and the time index and ListOffsets trust it. LogAppendTime
+// is stamped at append, where the log's clock is. Returns the headers as they
+// now are.
+std::vector<BatchHeader> validate_produced_batches(std::span<std::uint8_t> data, TimestampType topic_timestamp_type,
+                                                   std::size_t max_decompressed_size = kDefaultMaxDecompressedSize);
 
 std::vector<Record> decode_records(ByteSpan batch, std::size_t max_decompressed_size);
 

@@ -55,6 +55,13 @@ TEST(ConfigDefTest, Doubles) {
   EXPECT_EQ(error_of(k, "1.5"), "Invalid value 1.5 for configuration log.cleaner.min.cleanable.ratio: Value must be no more than 1");
   EXPECT_EQ(error_of(k, "-0.1"), "Invalid value -0.1 for configuration log.cleaner.min.cleanable.ratio: Value must be no less than 0");
   EXPECT_FALSE(error_of(k, "half").empty());
+  // Java's Double.toString, as Kafka describes them.
+  const auto& rate = broker_key("log.cleaner.io.max.bytes.per.second");
+  EXPECT_EQ(normalize_value(rate, "1000000"), "1000000.0");
+  EXPECT_EQ(normalize_value(rate, "1e7"), "1.0E7");
+  EXPECT_EQ(normalize_value(rate, "0.0001"), "1.0E-4");
+  EXPECT_EQ(normalize_value(rate, "0"), "0.0");
+  EXPECT_EQ(normalize_value(rate, "1.7976931348623157E308"), "1.7976931348623157E308");
 }
 
 TEST(ConfigDefTest, EnumsAndLists) {

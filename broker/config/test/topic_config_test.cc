@@ -153,7 +153,7 @@ TEST(DescribeConfigsTest, BrokerSourcesAndReadOnly) {
   const auto& hours = entry(entries, "log.retention.hours");
   EXPECT_EQ(hours.value, "24");
   EXPECT_EQ(hours.source, ConfigSource::StaticBrokerConfig);
-  EXPECT_FALSE(hours.read_only);
+  EXPECT_TRUE(hours.read_only);  // only log.retention.ms of the group is dynamic
 
   const auto& ms = entry(entries, "log.retention.ms");
   EXPECT_FALSE(ms.value.has_value());

@@ -334,5 +334,247 @@ TEST_F(IncrementalAlterConfigsHandlerTest, BrokerLoggerLevels) {
     EXPECT_FALSE(logging::enabled(logging::Level::debug));
 }
 
+// ---- Dynamic broker configs (KIP-226) --------------------------------------
+
+class DynamicBrokerConfigsTest : public HandlerTest {
+protected:
+    const std::string id = std::to_string(kBrokerId);
+
+    DescribeResult describe_broker(const std::string& name, std::vector<std::string> keys, std::int16_t version = 1) {
+        auto request = describe(kBroker, name, std::move(keys));
+        request.include_synonyms = true;
+        return call(request, version).results.at(0);
+    }
+    config::DynamicBrokerConfigs stored() { return store_->snapshot()->dynamic_broker_configs(kBrokerId); }
+};
+
+// librdkafka's 0081 do_test_AlterConfigs: a per-broker SASL setting, legacy
+// AlterConfigs, and Kafka answers NO_ERROR (Weir stores it and has no SASL to
+// apply it to).
+TEST_F(DynamicBrokerConfigsTest, LegacyAlterConfigsSetsAPerBrokerKey) {
+    create_topic("t");
+    auto request = alter(kTopic, "t", {{"compression.type", "gzip"}, {"flush.ms", "12345678"}});
+    request.resources.push_back(alter(kBroker, id, {{"sasl.kerberos.min.time.before.relogin", "58000"}}).resources[0]);
+    for (std::int16_t version : {0, 1}) {
+        auto r = call(request, version);
+        ASSERT_EQ(r.responses.size(), 2u);
+        EXPECT_EQ(r.responses[0].error_code, 0);
+        EXPECT_EQ(r.responses[1].error_code, 0) << r.responses[1].error_message.value_or("");
+        EXPECT_EQ(r.responses[1].error_message, std::nullopt);
+    }
+    EXPECT_EQ(stored().broker, (config::ConfigMap{{"sasl.kerberos.min.time.before.relogin", "58000"}}));
+
+    auto res = describe_broker(id, {"sasl.kerberos.min.time.before.relogin"});
+    ASSERT_EQ(res.configs.size(), 1u);
+    const auto& relogin = res.configs[0];
+    EXPECT_EQ(relogin.value, "58000");
+    EXPECT_EQ(relogin.config_source, 2);  // DYNAMIC_BROKER_CONFIG
+    EXPECT_FALSE(relogin.read_only);
+    ASSERT_EQ(relogin.synonyms.size(), 2u);
+    EXPECT_EQ(relogin.synonyms[0].source, 2);
+    EXPECT_EQ(relogin.synonyms[1].value, "60000");
+    EXPECT_EQ(relogin.synonyms[1].source, 5);  // DEFAULT_CONFIG
+}
+
+TEST_F(DynamicBrokerConfigsTest, LegacyAlterConfigsReplacesTheWholeSet) {
+    ASSERT_EQ(call(alter(kBroker, id, {{"log.retention.ms", "1000"}, {"log.segment.bytes", "1048576"}}), 1)
+                  .responses[0]
+                  .error_code,
+              0);
+    ASSERT_EQ(call(alter(kBroker, id, {{"log.retention.bytes", "5000"}}), 1).responses[0].error_code, 0);
+    EXPECT_EQ(stored().broker, (config::ConfigMap{{"log.retention.bytes", "5000"}}));
+    ASSERT_EQ(call(alter(kBroker, id, {}), 1).responses[0].error_code, 0);
+    EXPECT_TRUE(stored().broker.empty());
+}
+
+TEST_F(DynamicBrokerConfigsTest, ValidateOnlyStoresNothing) {
+    EXPECT_EQ(call(alter(kBroker, id, {{"log.retention.ms", "1000"}}, true), 1).responses[0].error_code, 0);
+    EXPECT_EQ(call(incremental(kBroker, "", {{"log.retention.ms", kSet, "1000"}}, true), 1).responses[0].error_code, 0);
+    EXPECT_TRUE(stored().empty());
+}
+
+TEST_F(DynamicBrokerConfigsTest, StaticKeysAndBadValuesAreRefused) {
+    start();
+    // Only the first of a synonym group is dynamic in Kafka.
+    auto hours = call(alter(kBroker, id, {{"log.retention.hours", "1"}}), 0);
+    EXPECT_EQ(hours.responses[0].error_code, to_int(ErrorCode::invalid_request));
+    EXPECT_EQ(hours.responses[0].error_message, "Cannot update these configs dynamically: Set(log.retention.hours)");
+    // ConfigAdminManager answers every failed check with INVALID_REQUEST and
+    // the ConfigException's message (KAFKA-13609), bad values included.
+    auto bad = call(incremental(kBroker, id, {{"log.retention.ms", kSet, "soon"}}), 1);
+    EXPECT_EQ(bad.responses[0].error_code, to_int(ErrorCode::invalid_request));
+    EXPECT_EQ(bad.responses[0].error_message,
+              "Invalid value soon for configuration log.retention.ms: Not a number of type LONG");
+    auto range = call(alter(kBroker, "", {{"log.segment.bytes", "10"}}), 1);
+    EXPECT_EQ(range.responses[0].error_code, to_int(ErrorCode::invalid_request));
+    EXPECT_EQ(range.responses[0].error_message,
+              "Invalid value 10 for configuration log.segment.bytes: Value must be at least 14");
+    auto level = call(alter(kBroker, "", {{"sasl.kerberos.min.time.before.relogin", "58000"}}), 1);
+    EXPECT_EQ(level.responses[0].error_message,
+              "Cannot update these configs at default cluster level, broker id must be specified: "
+              "Set(sasl.kerberos.min.time.before.relogin)");
+    auto keystore = call(alter(kBroker, id, {{"ssl.keystore.location", "/ks"}}), 1);
+    EXPECT_EQ(keystore.responses[0].error_code, to_int(ErrorCode::invalid_request));
+    auto threads = call(incremental(kBroker, "", {{"num.io.threads", kSet, "64"}}), 1);
+    EXPECT_EQ(threads.responses[0].error_code, to_int(ErrorCode::invalid_request));
+    EXPECT_EQ(threads.responses[0].error_message,
+              "Invalid value org.apache.kafka.common.config.ConfigException: Dynamic thread count update validation "
+              "failed for num.io.threads=64, value should not be greater than double the current value 8 for "
+              "configuration Invalid dynamic configuration");
+    auto listeners = call(alter(kBroker, id, {{"listeners", "PLAINTEXT://127.0.0.1:1"}}), 1);
+    EXPECT_EQ(listeners.responses[0].error_code, to_int(ErrorCode::invalid_request));
+    EXPECT_TRUE(stored().empty());
+}
+
+TEST_F(DynamicBrokerConfigsTest, DescribeShowsPerBrokerOverDefaultOverStatic) {
+    config_.static_props["log.retention.ms"] = "5000";
+    ASSERT_EQ(call(alter(kBroker, "", {{"log.retention.ms", "2000"}, {"log.cleanup.policy", "compact"}}), 0)
+                  .responses[0]
+                  .error_code,
+              0);
+    ASSERT_EQ(call(alter(kBroker, id, {{"log.retention.ms", "1000"}}), 0).responses[0].error_code, 0);
+
+    auto broker = describe_broker(id, {"log.retention.ms", "log.cleanup.policy", "log.retention.hours"});
+    ASSERT_EQ(broker.error_code, 0);
+    const auto* ms = entry(broker, "log.retention.ms");
+    ASSERT_NE(ms, nullptr);
+    EXPECT_EQ(ms->value, "1000");
+    EXPECT_EQ(ms->config_source, 2);
+    ASSERT_EQ(ms->synonyms.size(), 4u);
+    EXPECT_EQ(ms->synonyms[0].value, "1000");
+    EXPECT_EQ(ms->synonyms[0].source, 2);  // DYNAMIC_BROKER_CONFIG
+    EXPECT_EQ(ms->synonyms[1].value, "2000");
+    EXPECT_EQ(ms->synonyms[1].source, 3);  // DYNAMIC_DEFAULT_BROKER_CONFIG
+    EXPECT_EQ(ms->synonyms[2].value, "5000");
+    EXPECT_EQ(ms->synonyms[2].source, 4);  // STATIC_BROKER_CONFIG
+    EXPECT_EQ(ms->synonyms[3].name, "log.retention.hours");
+    EXPECT_EQ(ms->synonyms[3].source, 5);  // DEFAULT_CONFIG
+    const auto* cleanup = entry(broker, "log.cleanup.policy");
+    ASSERT_NE(cleanup, nullptr);
+    EXPECT_EQ(cleanup->value, "compact");
+    EXPECT_EQ(cleanup->config_source, 3);
+    EXPECT_TRUE(entry(broker, "log.retention.hours")->read_only);
+    // v0 has no source; IsDefault is false for a dynamic value.
+    EXPECT_FALSE(entry(describe_broker(id, {"log.retention.ms"}, 0), "log.retention.ms")->is_default);
+
+    auto defaults = describe_broker("", {});
+    ASSERT_EQ(defaults.error_code, 0);
+    ASSERT_EQ(defaults.configs.size(), 2u);
+    EXPECT_EQ(defaults.configs[0].name, "log.cleanup.policy");
+    EXPECT_EQ(defaults.configs[1].name, "log.retention.ms");
+    EXPECT_EQ(defaults.configs[1].value, "2000");
+    EXPECT_EQ(defaults.configs[1].config_source, 3);
+    ASSERT_EQ(defaults.configs[1].synonyms.size(), 1u);
+    EXPECT_EQ(defaults.configs[1].synonyms[0].source, 3);
+}
+
+TEST_F(DynamicBrokerConfigsTest, IncrementalDeleteFallsBackToTheDefault) {
+    create_topic("t");
+    ASSERT_EQ(call(incremental(kBroker, "", {{"log.retention.ms", kSet, "2000"}}), 1).responses[0].error_code, 0);
+    ASSERT_EQ(call(incremental(kBroker, id, {{"log.retention.ms", kSet, "1000"}, {"log.retention.bytes", kSet, "77"}}), 1)
+                  .responses[0]
+                  .error_code,
+              0);
+    EXPECT_EQ(log("t", 0)->config().retention_ms, 1000);
+
+    ASSERT_EQ(call(incremental(kBroker, id, {{"log.retention.ms", kDelete, std::nullopt}}), 1).responses[0].error_code, 0);
+    EXPECT_EQ(stored().broker, (config::ConfigMap{{"log.retention.bytes", "77"}}));  // the rest is kept
+    const auto described = describe_broker(id, {"log.retention.ms"});
+    const auto* ms = entry(described, "log.retention.ms");
+    ASSERT_NE(ms, nullptr);
+    EXPECT_EQ(ms->value, "2000");
+    EXPECT_EQ(ms->config_source, 3);
+    EXPECT_EQ(log("t", 0)->config().retention_ms, 2000);
+    EXPECT_EQ(log("t", 0)->config().retention_bytes, 77);
+}
+
+TEST_F(DynamicBrokerConfigsTest, IncrementalAppendAndSubtractStartFromTheStoredSet) {
+    ASSERT_EQ(call(incremental(kBroker, "", {{"log.cleanup.policy", kAppend, "compact"}}), 1).responses[0].error_code, 0);
+    EXPECT_EQ(stored().cluster_default.at("log.cleanup.policy"), "delete,compact");
+    ASSERT_EQ(call(incremental(kBroker, "", {{"log.cleanup.policy", kSubtract, "delete"}}), 1).responses[0].error_code, 0);
+    EXPECT_EQ(stored().cluster_default.at("log.cleanup.policy"), "compact");
+}
+
+TEST_F(DynamicBrokerConfigsTest, LogDefaultsReachTopicsWithoutOverrides) {
+    create_topic("plain");
+    create_topic("own", 1, {{"retention.ms", "999"}});
+    ASSERT_EQ(call(incremental(kBroker, "",
+                               {{"log.retention.ms", kSet, "3600000"},
+                                {"log.segment.bytes", kSet, "1048576"},
+                                {"message.max.bytes", kSet, "100"}}),
+                   1)
+                  .responses[0]
+                  .error_code,
+              0);
+    EXPECT_EQ(log("plain", 0)->config().retention_ms, 3600000);
+    EXPECT_EQ(log("plain", 0)->config().segment_bytes, 1048576);
+    EXPECT_EQ(log("own", 0)->config().retention_ms, 999);
+    EXPECT_EQ(log("own", 0)->config().segment_bytes, 1048576);
+
+    auto topic = describe(kTopic, "plain", std::vector<std::string>{"retention.ms", "max.message.bytes"});
+    topic.include_synonyms = true;
+    auto res = call(topic, 1).results[0];
+    const auto* retention = entry(res, "retention.ms");
+    ASSERT_NE(retention, nullptr);
+    EXPECT_EQ(retention->value, "3600000");
+    EXPECT_EQ(retention->config_source, 3);
+    ASSERT_FALSE(retention->synonyms.empty());
+    EXPECT_EQ(retention->synonyms[0].name, "log.retention.ms");
+    EXPECT_EQ(entry(res, "max.message.bytes")->value, "100");
+
+    // Produce checks the new max.message.bytes.
+    partitions::ProduceLimits limits;
+    limits.produce_version = 9;
+    limits.max_message_bytes = context_->topic_max_message_bytes("plain");
+    EXPECT_EQ(limits.max_message_bytes, 100);
+    const auto batch = make_batch(10, 1000, 64);
+    EXPECT_EQ(partitions_->produce({"plain", 0}, batch, limits).error, ErrorCode::message_too_large);
+}
+
+TEST_F(DynamicBrokerConfigsTest, ListenerOverridesAndSecretsAreHidden) {
+    ASSERT_EQ(call(alter(kBroker, id,
+                         {{"listener.name.plaintext.ssl.keystore.password", "secret"},
+                          {"sasl.jaas.config", "org.example.Login required;"},
+                          {"my.plugin.setting", "x"}}),
+                   1)
+                  .responses[0]
+                  .error_code,
+              0);
+    auto res = describe_broker(id, {}, 3);
+    const auto* password = entry(res, "listener.name.plaintext.ssl.keystore.password");
+    ASSERT_NE(password, nullptr);
+    EXPECT_TRUE(password->is_sensitive);
+    EXPECT_EQ(password->value, std::nullopt);
+    EXPECT_EQ(password->config_source, 2);
+    EXPECT_EQ(password->config_type, 9);  // PASSWORD
+    ASSERT_EQ(password->synonyms.size(), 1u);
+    EXPECT_EQ(password->synonyms[0].value, std::nullopt);
+    const auto* jaas = entry(res, "sasl.jaas.config");
+    ASSERT_NE(jaas, nullptr);
+    EXPECT_TRUE(jaas->is_sensitive);
+    EXPECT_EQ(jaas->value, std::nullopt);
+    const auto* plugin = entry(res, "my.plugin.setting");
+    ASSERT_NE(plugin, nullptr);
+    EXPECT_TRUE(plugin->is_sensitive);
+    EXPECT_TRUE(plugin->read_only);
+}
+
+TEST_F(DynamicBrokerConfigsTest, SurviveARestart) {
+    create_topic("t");
+    ASSERT_EQ(call(alter(kBroker, id, {{"log.retention.ms", "1234"}}), 1).responses[0].error_code, 0);
+    ASSERT_EQ(call(alter(kBroker, "", {{"log.retention.bytes", "4321"}}), 1).responses[0].error_code, 0);
+    restart();
+    EXPECT_EQ(stored().broker, (config::ConfigMap{{"log.retention.ms", "1234"}}));
+    EXPECT_EQ(stored().cluster_default, (config::ConfigMap{{"log.retention.bytes", "4321"}}));
+    // The log opens with them.
+    EXPECT_EQ(log("t", 0)->config().retention_ms, 1234);
+    EXPECT_EQ(log("t", 0)->config().retention_bytes, 4321);
+    const auto described = describe_broker(id, {"log.retention.ms"});
+    const auto* ms = entry(described, "log.retention.ms");
+    ASSERT_NE(ms, nullptr);
+    EXPECT_EQ(ms->value, "1234");
+    EXPECT_EQ(ms->config_source, 2);
+}
+
 }  // namespace
 }  // namespace weir::handlers::test

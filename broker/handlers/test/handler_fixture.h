@@ -88,8 +88,10 @@ protected:
         store_ = std::make_unique<metadata::EmbeddedMetadataStore>(
             metadata::EmbeddedMetadataStore::Options{dir_.path() / "meta", metadata::local_broker_info(config_)});
         auto lookup = [this](const std::string& topic) {
-            auto info = store_->topic(topic);
-            return to_log_config(config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{}));
+            auto snapshot = store_->snapshot();
+            auto info = snapshot->topic(topic);
+            return to_log_config(config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{},
+                                                              snapshot->dynamic_broker_configs(config_.broker_id)));
         };
         storage::LogManagerOptions options;
         options.log_dirs = config_.log_dirs;
@@ -98,6 +100,16 @@ protected:
         partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, lookup);
         context_ = std::make_unique<BrokerContext>(BrokerContext{config_, *store_, *partitions_, io_.get_executor()});
         store_->add_listener([this](const metadata::MetadataChange& change) { on_change(change); });
+    }
+
+    // Closes everything and opens it again from disk, as a broker restart does.
+    void restart() {
+        context_.reset();
+        partitions_.reset();
+        if (logs_) logs_->shutdown();
+        logs_.reset();
+        store_.reset();
+        start();
     }
 
     template <typename Request>
@@ -188,6 +200,9 @@ private:
             case Kind::TopicDeleted: partitions_->remove_topic(change.topic); break;
             case Kind::TopicConfigsChanged: partitions_->topic_config_changed(change.topic); break;
             case Kind::BrokersChanged: break;
+            case Kind::BrokerConfigsChanged:
+                for (const auto& topic : store_->topics()) partitions_->topic_config_changed(topic->name);
+                break;
         }
     }
 };

@@ -269,6 +269,64 @@ TEST_F(EmbeddedStoreTest, PersistsAcrossReopen) {
   EXPECT_TRUE(store->topic("__consumer_offsets")->internal);
 }
 
+TEST_F(EmbeddedStoreTest, DynamicBrokerConfigsPerBrokerAndDefault) {
+  auto store = open(3);
+  std::vector<MetadataChange> changes;
+  store->add_listener([&](const MetadataChange& c) { changes.push_back(c); });
+  ASSERT_TRUE(store->alter_broker_configs(3, {{"log.retention.ms", "1000"}}).ok());
+  ASSERT_TRUE(store->alter_broker_configs(std::nullopt, {{"log.retention.ms", "2000"}, {"message.max.bytes", "5000"}}).ok());
+  ASSERT_EQ(changes.size(), 2U);
+  EXPECT_EQ(changes[0].kind, MetadataChange::Kind::BrokerConfigsChanged);
+  EXPECT_EQ(changes[0].broker_id, 3);
+  EXPECT_EQ(changes[1].broker_id, std::nullopt);
+
+  auto dynamic = store->snapshot()->dynamic_broker_configs(3);
+  EXPECT_EQ(dynamic.broker, (config::ConfigMap{{"log.retention.ms", "1000"}}));
+  EXPECT_EQ(dynamic.cluster_default.at("message.max.bytes"), "5000");
+  // Another broker sees the defaults only.
+  EXPECT_TRUE(store->snapshot()->dynamic_broker_configs(4).broker.empty());
+
+  // A set replaces the previous one; an empty set removes it.
+  ASSERT_TRUE(store->alter_broker_configs(3, {{"log.retention.bytes", "10"}}).ok());
+  EXPECT_EQ(store->snapshot()->dynamic_broker_configs(3).broker, (config::ConfigMap{{"log.retention.bytes", "10"}}));
+  ASSERT_TRUE(store->alter_broker_configs(3, {}).ok());
+  EXPECT_TRUE(store->snapshot()->broker_configs.empty());
+}
+
+TEST_F(EmbeddedStoreTest, DynamicBrokerConfigsPersistAcrossReopen) {
+  {
+    auto store = open(3);
+    ASSERT_TRUE(store->alter_broker_configs(3, {{"sasl.kerberos.min.time.before.relogin", "58000"}}).ok());
+    ASSERT_TRUE(store->alter_broker_configs(std::nullopt, {{"log.retention.ms", "2000"}}).ok());
+  }
+  // Named as ZooKeeper names the entities under /config/brokers.
+  EXPECT_THAT(file_contents(), HasSubstr(R"("broker_configs":{"<default>":{"log.retention.ms":"2000"},"3":{)"));
+  auto store = open(3);
+  auto dynamic = store->snapshot()->dynamic_broker_configs(3);
+  EXPECT_EQ(dynamic.broker, (config::ConfigMap{{"sasl.kerberos.min.time.before.relogin", "58000"}}));
+  EXPECT_EQ(dynamic.cluster_default, (config::ConfigMap{{"log.retention.ms", "2000"}}));
+}
+
+TEST_F(EmbeddedStoreTest, FileWithoutDynamicBrokerConfigsLoads) {
+  std::string cluster;
+  {
+    auto store = open();
+    cluster = store->cluster_id();
+  }
+  {
+    std::ofstream out(dir_ / "weir-metadata.json", std::ios::trunc);
+    out << R"({"version":1,"cluster_id":")" << cluster << R"(","broker_id":0,"topics":[]})";
+  }
+  auto store = open();
+  EXPECT_TRUE(store->snapshot()->broker_configs.empty());
+  EXPECT_TRUE(store->snapshot()->default_broker_configs.empty());
+  {
+    std::ofstream out(dir_ / "weir-metadata.json", std::ios::trunc);
+    out << R"({"version":1,"cluster_id":")" << cluster << R"(","broker_id":0,"topics":[],"broker_configs":{"x":{}}})";
+  }
+  EXPECT_THROW(open(), MetadataStoreError);
+}
+
 TEST_F(EmbeddedStoreTest, RefusesAnotherBrokersData) {
   open(0);
   try {

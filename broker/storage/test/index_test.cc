@@ -98,6 +98,16 @@ TEST(TimeIndex, AppendsOnlyWhenTimestampGrows) {
     EXPECT_EQ(index.last_entry(), (TimestampOffset{6000, 140}));
 }
 
+TEST(TimeIndex, NoTimestampNeverMakesAnEntry) {
+    TempDir dir;
+    TimeIndex index(dir.path() / "x.timeindex", 100, 1200);
+    EXPECT_NO_THROW(index.maybe_append(-1, -1));  // an empty index compares with {-1, base}
+    EXPECT_NO_THROW(index.maybe_append(-1, 105));
+    EXPECT_EQ(index.entries(), 0u);
+    index.maybe_append(0, 106);
+    EXPECT_EQ(index.last_entry(), (TimestampOffset{0, 106}));
+}
+
 TEST(TimeIndex, LookupAndTruncate) {
     TempDir dir;
     TimeIndex index(dir.path() / "x.timeindex", 100, 1200);

@@ -186,6 +186,64 @@ TEST(Segment, TruncateToRemovesBatchContainingOffset) {
     EXPECT_EQ(*segment.read(40, 1 << 20, std::nullopt, true), more);
 }
 
+// Batches whose header claims no max timestamp (-1), as Sarama 1.22 sends them
+// and as older logs may hold them.
+void append_without_max_timestamp(Segment& segment, std::int64_t base, int n, int records_per_batch) {
+    for (int i = 0; i < n; ++i) {
+        auto batch = test::make_batch(records_per_batch, 100, 1000 + i);
+        records::set_max_timestamp(batch, records::TimestampType::create_time, -1);
+        records::set_base_offset(batch, base + std::int64_t{i} * records_per_batch);
+        segment.append(batch);
+    }
+}
+
+TEST(Segment, BatchesWithoutMaxTimestampNeverPutAnOffsetBelowTheBaseIntoTheTimeIndex) {
+    TempDir dir;
+    {
+        Segment segment(dir.path(), 0, small_interval(), 0);
+        segment.make_active();
+        ASSERT_NO_THROW(append_without_max_timestamp(segment, 0, 20, 3));  // ~20 index intervals
+        EXPECT_EQ(segment.next_offset(), 60);
+        EXPECT_GT(segment.offset_index().entries(), 5u);
+        EXPECT_EQ(segment.time_index().entries(), 0u);
+        EXPECT_EQ(segment.max_timestamp(), -1);
+        EXPECT_FALSE(segment.find_max_timestamp());
+
+        // Timestamps arriving later are indexed at their own batches.
+        fill(segment, 60, 5, 3, 100, 5000);
+        ASSERT_GT(segment.time_index().entries(), 0u);
+        for (std::size_t i = 0; i < segment.time_index().entries(); ++i)
+            EXPECT_GE(segment.time_index().entry(i).offset, 60) << i;
+        EXPECT_EQ(segment.find_offset_by_timestamp(5000, 0), (FoundRecord{60, 5000, -1}));
+        segment.close();
+    }
+    Segment reopened(dir.path(), 0, small_interval(), 0);
+    EXPECT_TRUE(reopened.indexes_sane());
+    EXPECT_EQ(reopened.time_index().last_entry(), (TimestampOffset{5042, 74}));
+    EXPECT_TRUE(reopened.load_tail());
+    EXPECT_EQ(reopened.next_offset(), 75);
+    // A rescan of such a log (crash recovery) rebuilds the same.
+    EXPECT_EQ(reopened.recover(), 0u);
+    EXPECT_EQ(reopened.next_offset(), 75);
+    for (std::size_t i = 0; i < reopened.time_index().entries(); ++i)
+        EXPECT_GE(reopened.time_index().entry(i).offset, 60) << i;
+}
+
+TEST(Segment, WithoutAnyTimestampCloseAddsNoTimeEntry) {
+    TempDir dir;
+    {
+        Segment segment(dir.path(), 50, small_interval(), 0);
+        segment.make_active();
+        append_without_max_timestamp(segment, 50, 10, 3);
+        segment.close();
+    }
+    EXPECT_EQ(test::file_size(dir.path() / "00000000000000000050.timeindex"), 0u);
+    Segment reopened(dir.path(), 50, small_interval(), 0);
+    EXPECT_TRUE(reopened.indexes_sane());
+    EXPECT_TRUE(reopened.load_tail());
+    EXPECT_EQ(reopened.next_offset(), 80);
+}
+
 TEST(Segment, CloseTrimsIndexesAndAddsFinalTimeEntry) {
     TempDir dir;
     {
