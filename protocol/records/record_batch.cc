@@ -246,9 +246,6 @@ std::vector<ByteSpan> split_batches(ByteSpan data, bool allow_partial_tail) {
     return out;
 }
 
-std::vector<BatchHeader> validate_batches(ByteSpan data, bool deep) {
-    return validate_batches(data, ValidateOptions{.deep = deep});
-}
 
 std::vector<BatchHeader> validate_batches(ByteSpan data, const ValidateOptions& options) {
     std::vector<BatchHeader> out;
@@ -287,7 +284,6 @@ std::vector<BatchHeader> validate_produced_batches(std::span<std::uint8_t> data,
     return out;
 }
 
-std::vector<Record> decode_records(ByteSpan batch) { return decode_records(batch, kDefaultMaxDecompressedSize); }
 
 std::vector<Record> decode_records(ByteSpan batch, std::size_t max_decompressed_size) {
     BatchHeader h = parse_batch_header(batch);

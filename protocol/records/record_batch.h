@@ -98,14 +98,6 @@ void set_log_append_time(std::span<std::uint8_t> batch, std::int64_t timestamp_m
 // (then the batch is left byte for byte as it was). Returns whether it wrote.
 bool set_max_timestamp(std::span<std::uint8_t> batch, TimestampType type, std::int64_t max_timestamp_ms);
 
-// Splits a buffer of concatenated v2 batches; validates each header, its
-// length and CRC, and that records decode (decompressing as needed) when
-// `deep` is set. Throws wire::DecodeError on the first bad batch.
-std::vector<BatchHeader> validate_batches(ByteSpan data, bool deep);
-
-// Decodes every record of one batch, decompressing as needed.
-std::vector<Record> decode_records(ByteSpan batch);
-
 // Builds one v2 batch (for internal topics, tests and up-conversion).
 struct BatchBuilderOptions {
     std::int64_t base_offset = 0;
@@ -120,8 +112,6 @@ struct BatchBuilderOptions {
     bool control = false;
 };
 Bytes build_batch(const BatchBuilderOptions& options, std::span<const Record> records);
-
-// ---- Additions (records helper) ----
 
 // The magic byte of the first batch or legacy message in `data` (both formats
 // keep it at offset 16). Throws wire::DecodeError if `data` is shorter.
@@ -140,6 +130,9 @@ public:
     using wire::DecodeError::DecodeError;
 };
 
+// Splits a buffer of concatenated v2 batches; validates each header, its
+// length and CRC, and that records decode (decompressing as needed) when
+// `deep` is set. Throws wire::DecodeError on the first bad batch.
 struct ValidateOptions {
     bool deep = false;
     std::size_t max_decompressed_size = kDefaultMaxDecompressedSize;  // per batch
@@ -164,6 +157,8 @@ std::int64_t max_record_timestamp(const BatchHeader& header, std::span<const Rec
 std::vector<BatchHeader> validate_produced_batches(std::span<std::uint8_t> data, TimestampType topic_timestamp_type,
                                                    std::size_t max_decompressed_size = kDefaultMaxDecompressedSize);
 
-std::vector<Record> decode_records(ByteSpan batch, std::size_t max_decompressed_size);
+// Decodes every record of one batch, decompressing as needed (at most
+// `max_decompressed_size` bytes: a decompression bomb is a DecodeError).
+std::vector<Record> decode_records(ByteSpan batch, std::size_t max_decompressed_size = kDefaultMaxDecompressedSize);
 
 }  // namespace weir::records

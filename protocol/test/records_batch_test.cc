@@ -100,7 +100,7 @@ TEST(RecordBatch, BuildsClientBytesExactly) {
 }
 
 TEST(RecordBatch, DecodesClientGzipBatch) {
-    auto headers = validate_batches(kPythonGzip, true);
+    auto headers = validate_batches(kPythonGzip, {.deep = true});
     ASSERT_EQ(headers.size(), 1u);
     EXPECT_EQ(headers[0].compression(), Compression::gzip);
     auto records = decode_records(kPythonGzip);
@@ -141,7 +141,7 @@ TEST_P(BatchCodecTest, RoundTripOneAndThousand) {
         o.producer_epoch = 1;
         o.base_sequence = 10;
         Bytes batch = build_batch(o, records);
-        auto headers = validate_batches(batch, true);
+        auto headers = validate_batches(batch, {.deep = true});
         ASSERT_EQ(headers.size(), 1u);
         const auto& h = headers[0];
         EXPECT_EQ(h.compression(), GetParam());
@@ -204,7 +204,7 @@ TEST(RecordBatch, EmptyBatchAndFlags) {
     EXPECT_EQ(h.timestamp_type(), TimestampType::log_append_time);
     EXPECT_EQ(h.record_count, 0);
     EXPECT_EQ(batch.size(), kBatchHeaderSize);
-    EXPECT_EQ(validate_batches(batch, true).size(), 1u);
+    EXPECT_EQ(validate_batches(batch, {.deep = true}).size(), 1u);
     EXPECT_TRUE(decode_records(batch).empty());
     EXPECT_THROW(validate_batches(batch, ValidateOptions{.require_dense_offsets = true}), DecodeError);
 }
@@ -215,21 +215,21 @@ TEST(RecordBatch, ValidatesConcatenatedBatches) {
         Bytes one = build_batch({.base_offset = static_cast<std::int64_t>(buf.size()), .compression = c}, sample_records(10));
         buf.insert(buf.end(), one.begin(), one.end());
     }
-    auto headers = validate_batches(buf, true);
+    auto headers = validate_batches(buf, {.deep = true});
     ASSERT_EQ(headers.size(), 3u);
     EXPECT_EQ(headers[1].compression(), Compression::lz4);
     EXPECT_EQ(split_batches(buf, false).size(), 3u);
-    EXPECT_TRUE(validate_batches(ByteSpan{}, true).empty());
+    EXPECT_TRUE(validate_batches(ByteSpan{}, {.deep = true}).empty());
 }
 
 TEST(RecordBatch, CrcMismatchDetected) {
     Bytes batch = kPythonPlain;
     batch.back() ^= 0x01;
     EXPECT_FALSE(crc_valid(batch));
-    EXPECT_THROW(validate_batches(batch, false), DecodeError);
+    EXPECT_THROW(validate_batches(batch, {}), DecodeError);
     Bytes bad_crc = kPythonPlain;
     bad_crc[kCrcOffset] ^= 0x80;
-    EXPECT_THROW(validate_batches(bad_crc, false), DecodeError);
+    EXPECT_THROW(validate_batches(bad_crc, {}), DecodeError);
 }
 
 TEST(RecordBatch, EveryTruncationThrows) {
@@ -238,7 +238,7 @@ TEST(RecordBatch, EveryTruncationThrows) {
         for (std::size_t len = 0; len < batch.size(); ++len) {
             ByteSpan prefix(batch.data(), len);
             if (len > 0) {
-                EXPECT_THROW(validate_batches(prefix, true), DecodeError) << len;
+                EXPECT_THROW(validate_batches(prefix, {.deep = true}), DecodeError) << len;
                 EXPECT_THROW(split_batches(prefix, false), DecodeError);
             }
             EXPECT_THROW(decode_records(prefix), DecodeError) << len;
@@ -256,7 +256,7 @@ TEST(RecordBatch, PartialTailIgnoredOnlyWhenAllowed) {
     ASSERT_EQ(parts.size(), 1u);
     EXPECT_EQ(parts[0].size(), a.size());
     EXPECT_THROW(split_batches(buf, false), DecodeError);
-    EXPECT_THROW(validate_batches(buf, false), DecodeError);
+    EXPECT_THROW(validate_batches(buf, {}), DecodeError);
 }
 
 // Re-seals a hand-edited batch: fixes batchLength and CRC.
@@ -277,15 +277,15 @@ TEST(RecordBatch, BadRecordCountDetected) {
     for (std::int32_t n : {-1, 0, 2, 4, 1000, INT32_MAX}) {
         Bytes batch = kPythonPlain;
         set_record_count(batch, n);
-        EXPECT_THROW(validate_batches(batch, true), DecodeError) << n;
+        EXPECT_THROW(validate_batches(batch, {.deep = true}), DecodeError) << n;
         EXPECT_THROW(decode_records(batch), DecodeError) << n;
     }
     Bytes negative = kPythonPlain;
     set_record_count(negative, -1);
-    EXPECT_THROW(validate_batches(negative, false), DecodeError);
+    EXPECT_THROW(validate_batches(negative, {}), DecodeError);
     Bytes gz = kPythonGzip;
     set_record_count(gz, 6);
-    EXPECT_THROW(validate_batches(gz, true), DecodeError);
+    EXPECT_THROW(validate_batches(gz, {.deep = true}), DecodeError);
 }
 
 TEST(RecordBatch, HeaderFieldChecks) {
@@ -297,11 +297,11 @@ TEST(RecordBatch, HeaderFieldChecks) {
     EXPECT_THROW(parse_batch_header(small), DecodeError);
     Bytes big = kPythonPlain;
     big[11] = 0x69;  // one byte past the buffer
-    EXPECT_THROW(validate_batches(big, false), DecodeError);
+    EXPECT_THROW(validate_batches(big, {}), DecodeError);
     Bytes sparse = kPythonPlain;
     sparse[26] = 5;  // lastOffsetDelta 5 with 3 records
     reseal(sparse);
-    EXPECT_NO_THROW(validate_batches(sparse, true));  // compacted batches have gaps
+    EXPECT_NO_THROW(validate_batches(sparse, {.deep = true}));  // compacted batches have gaps
     EXPECT_THROW(validate_batches(sparse, ValidateOptions{.require_dense_offsets = true}), DecodeError);
 }
 
@@ -329,12 +329,12 @@ TEST(RecordBatch, VarintGarbageRejected) {
     };
     for (std::size_t i = 0; i < bodies.size(); ++i) {
         Bytes batch = batch_with_body(bodies[i], 1);
-        EXPECT_THROW(validate_batches(batch, true), DecodeError) << i;
+        EXPECT_THROW(validate_batches(batch, {.deep = true}), DecodeError) << i;
         EXPECT_THROW(decode_records(batch), DecodeError) << i;
     }
     // And the well-formed minimal record for contrast: length 6, all empty.
     Bytes ok = batch_with_body({0x0c, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00}, 1);
-    ASSERT_NO_THROW(validate_batches(ok, true));
+    ASSERT_NO_THROW(validate_batches(ok, {.deep = true}));
     auto records = decode_records(ok);
     ASSERT_EQ(records.size(), 1u);
     EXPECT_FALSE(records[0].key);
@@ -343,7 +343,7 @@ TEST(RecordBatch, VarintGarbageRejected) {
 
 TEST(RecordBatch, TrailingBytesAfterRecordsRejected) {
     Bytes body = {0x0c, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00};
-    EXPECT_THROW(validate_batches(batch_with_body(body, 1), true), DecodeError);
+    EXPECT_THROW(validate_batches(batch_with_body(body, 1), {.deep = true}), DecodeError);
     // In a compressed body too.
     Bytes extra = build_batch({}, sample_records(2));
     Bytes plain_body(extra.begin() + kBatchHeaderSize, extra.end());
@@ -353,15 +353,15 @@ TEST(RecordBatch, TrailingBytesAfterRecordsRejected) {
     batch.insert(batch.end(), packed.begin(), packed.end());
     batch[kAttributesOffset + 1] = static_cast<std::uint8_t>(Compression::zstd);
     set_record_count(batch, 2);
-    EXPECT_THROW(validate_batches(batch, true), DecodeError);
-    EXPECT_NO_THROW(validate_batches(batch, false));  // shallow checks pass
+    EXPECT_THROW(validate_batches(batch, {.deep = true}), DecodeError);
+    EXPECT_NO_THROW(validate_batches(batch, {}));  // shallow checks pass
 }
 
 TEST(RecordBatch, UnknownCodecRejectedWhenDeep) {
     Bytes batch = build_batch({}, sample_records(2));
     batch[kAttributesOffset + 1] = 0x06;
     reseal(batch);
-    EXPECT_THROW(validate_batches(batch, true), DecodeError);
+    EXPECT_THROW(validate_batches(batch, {.deep = true}), DecodeError);
 }
 
 TEST(RecordBatch, InPlaceEdits) {

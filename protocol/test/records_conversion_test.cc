@@ -75,7 +75,7 @@ TEST(UpConvert, ClientV1GzipSet) {
 
 TEST(UpConvert, ClientV0SetHasNoTimestamps) {
     Bytes batch = up_convert(kPyV0None);
-    auto h = validate_batches(batch, true).at(0);
+    auto h = validate_batches(batch, {.deep = true}).at(0);
     EXPECT_EQ(h.compression(), Compression::none);
     EXPECT_EQ(h.base_timestamp, -1);
     EXPECT_EQ(h.max_timestamp, -1);
