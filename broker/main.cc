@@ -29,18 +29,18 @@ int main(int argc, char** argv) {
         return 2;
     }
     switch (cl.command) {
-        case config::CommandLine::Command::Help:
+        case config::CommandLine::Command::help:
             std::cout << config::help_text(cl);
             return 0;
-        case config::CommandLine::Command::Version:
+        case config::CommandLine::Command::version:
             std::cout << config::version_text();
             return 0;
-        case config::CommandLine::Command::Other:
+        case config::CommandLine::Command::other:
             if (cl.subcommand == "groups") return cli::groups_main(cl.args);
             if (cl.subcommand == "topics") return cli::topics::topics_main(cl.args);
             std::cerr << "weir: unknown command '" << cl.subcommand << "'\n\n" << config::usage_text();
             return 2;
-        case config::CommandLine::Command::Serve:
+        case config::CommandLine::Command::serve:
             break;
     }
 

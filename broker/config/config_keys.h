@@ -26,18 +26,18 @@ std::vector<std::string_view> broker_config_synonyms(std::string_view name, bool
 std::optional<std::string_view> listener_override_base(std::string_view name);
 
 // How a broker key's value becomes the topic value.
-enum class SynonymConversion : uint8_t { None, HoursToMs, MinutesToMs };
+enum class SynonymConversion : std::uint8_t { none, hours_to_ms, minutes_to_ms };
 
 struct BrokerSynonym {
-  std::string_view name;
-  SynonymConversion conversion = SynonymConversion::None;
+    std::string_view name;
+    SynonymConversion conversion = SynonymConversion::none;
 };
 
 // A topic-level key and the broker keys that provide its default, highest
 // priority first (Kafka's ServerTopicConfigSynonyms).
 struct TopicConfigKey {
-  ConfigKey key;
-  std::span<const BrokerSynonym> synonyms;
+    ConfigKey key;
+    std::span<const BrokerSynonym> synonyms;
 };
 
 // Topic-level keys, sorted by name.

@@ -11,31 +11,33 @@ namespace weir::config {
 using ConfigMap = std::map<std::string, std::string, std::less<>>;
 
 // Values are DescribeConfigsResponse's ConfigType field.
-enum class ConfigType : int8_t {
-  Unknown = 0,
-  Boolean = 1,
-  String = 2,
-  Int = 3,
-  Short = 4,
-  Long = 5,
-  Double = 6,
-  List = 7,
-  Class = 8,
-  Password = 9,
+// Kafka's ConfigDef.Type names, as the protocol definitions spell integer and
+// floating types (INT is int32, SHORT int16, LONG int64, DOUBLE float64).
+enum class ConfigType : std::int8_t {
+    unknown = 0,
+    boolean = 1,
+    string = 2,
+    int32 = 3,
+    int16 = 4,
+    int64 = 5,
+    float64 = 6,
+    list = 7,
+    class_name = 8,
+    password = 9,
 };
 
 // Values are DescribeConfigsResponse's ConfigSource field.
-enum class ConfigSource : int8_t {
-  Unknown = 0,
-  DynamicTopicConfig = 1,
-  DynamicBrokerConfig = 2,
-  DynamicDefaultBrokerConfig = 3,
-  StaticBrokerConfig = 4,
-  DefaultConfig = 5,
-  DynamicBrokerLoggerConfig = 6,
+enum class ConfigSource : std::int8_t {
+    unknown = 0,
+    dynamic_topic_config = 1,
+    dynamic_broker_config = 2,
+    dynamic_default_broker_config = 3,
+    static_broker_config = 4,
+    default_config = 5,
+    dynamic_broker_logger_config = 6,
 };
 
-enum class Importance : uint8_t { High, Medium, Low };
+enum class Importance : std::uint8_t { high, medium, low };
 
 const char* to_string(ConfigType type) noexcept;  // "INT", "LONG", ...
 

@@ -12,25 +12,25 @@
 namespace weir::config {
 
 struct ConfigSynonymEntry {
-  std::string name;
-  std::optional<std::string> value;
-  ConfigSource source = ConfigSource::DefaultConfig;
+    std::string name;
+    std::optional<std::string> value;
+    ConfigSource source = ConfigSource::default_config;
 };
 
 // One DescribeConfigs result entry, computed as Kafka's ConfigHelper does.
 struct ConfigEntry {
-  std::string name;
-  std::optional<std::string> value;  // null: sensitive, or unset without default
-  ConfigSource source = ConfigSource::DefaultConfig;
-  bool read_only = false;
-  bool is_sensitive = false;
-  ConfigType type = ConfigType::Unknown;
-  std::string_view documentation;
-  // Always filled; drop them when the request has IncludeSynonyms=false.
-  std::vector<ConfigSynonymEntry> synonyms;
+    std::string name;
+    std::optional<std::string> value;  // null: sensitive, or unset without default
+    ConfigSource source = ConfigSource::default_config;
+    bool read_only = false;
+    bool is_sensitive = false;
+    ConfigType type = ConfigType::unknown;
+    std::string_view documentation;
+    // Always filled; drop them when the request has IncludeSynonyms=false.
+    std::vector<ConfigSynonymEntry> synonyms;
 
-  // DescribeConfigs v0's IsDefault.
-  bool is_default() const noexcept { return source == ConfigSource::DefaultConfig; }
+    // DescribeConfigs v0's IsDefault.
+    bool is_default() const noexcept { return source == ConfigSource::default_config; }
 };
 
 // Every known broker key of this broker (resource type BROKER, name = broker

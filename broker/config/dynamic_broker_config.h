@@ -24,10 +24,10 @@ struct BrokerConfig;
 // name = its id; DYNAMIC_BROKER_CONFIG) and the cluster-wide defaults
 // (resource name ""; DYNAMIC_DEFAULT_BROKER_CONFIG).
 struct DynamicBrokerConfigs {
-  ConfigMap broker;
-  ConfigMap cluster_default;
+    ConfigMap broker;
+    ConfigMap cluster_default;
 
-  bool empty() const noexcept { return broker.empty() && cluster_default.empty(); }
+    bool empty() const noexcept { return broker.empty() && cluster_default.empty(); }
 };
 
 // Kafka's DynamicBrokerConfig.AllDynamicConfigs; DescribeConfigs reports every
@@ -58,7 +58,8 @@ ConfigMap current_broker_props(const ConfigMap& static_props, const DynamicBroke
 // then what each reconfigurable part accepts. Returns the message of the
 // INVALID_REQUEST answer (ConfigAdminManager turns every failure into one), or
 // nothing; on success `normalized` (if given) receives the values to store.
-std::optional<std::string> validate_dynamic_broker_configs(const BrokerConfig& config, const DynamicBrokerConfigs& stored,
+std::optional<std::string> validate_dynamic_broker_configs(const BrokerConfig& config,
+                                                           const DynamicBrokerConfigs& stored,
                                                            const ConfigMap& proposed, bool per_broker,
                                                            ConfigMap* normalized = nullptr);
 

@@ -10,7 +10,7 @@
 
 namespace weir::config {
 
-enum class SecurityProtocol : uint8_t { Plaintext, Ssl, SaslPlaintext, SaslSsl };
+enum class SecurityProtocol : std::uint8_t { plaintext, ssl, sasl_plaintext, sasl_ssl };
 
 std::string_view to_string(SecurityProtocol protocol) noexcept;  // "PLAINTEXT", ...
 // Case-insensitive, as Kafka's SecurityProtocol.forName.
@@ -21,19 +21,19 @@ using SecurityProtocolMap = std::map<std::string, SecurityProtocol, std::less<>>
 
 // One entry of listeners / advertised.listeners: NAME://host:port.
 struct Listener {
-  std::string name;  // upper-cased, as Kafka's ListenerName.normalised
-  SecurityProtocol protocol = SecurityProtocol::Plaintext;
-  std::string host;  // empty: all interfaces (bind) / machine host name (advertise)
-  uint16_t port = 0;
+    std::string name;  // upper-cased, as Kafka's ListenerName.normalised
+    SecurityProtocol protocol = SecurityProtocol::plaintext;
+    std::string host;  // empty: all interfaces (bind) / machine host name (advertise)
+    std::uint16_t port = 0;
 
-  // NAME://host:port, IPv6 hosts in brackets.
-  std::string to_string() const;
-  bool operator==(const Listener&) const = default;
+    // NAME://host:port, IPv6 hosts in brackets.
+    std::string to_string() const;
+    bool operator==(const Listener&) const = default;
 };
 
 struct HostPort {
-  std::string host;
-  uint16_t port = 0;
+    std::string host;
+    std::uint16_t port = 0;
 };
 
 // "host:port", "[ipv6]:port" or ":port" (empty host). Host characters follow

@@ -7,117 +7,122 @@ namespace weir::config {
 namespace {
 
 std::string convert(std::string_view canonical, SynonymConversion conversion) {
-  switch (conversion) {
-    case SynonymConversion::None: return std::string(canonical);
-    case SynonymConversion::HoursToMs: return std::to_string(as_int(canonical) * 60 * 60 * 1000);
-    case SynonymConversion::MinutesToMs: return std::to_string(as_int(canonical) * 60 * 1000);
-  }
-  return std::string(canonical);
+    switch (conversion) {
+        case SynonymConversion::none:
+            return std::string(canonical);
+        case SynonymConversion::hours_to_ms:
+            return std::to_string(as_int(canonical) * 60 * 60 * 1000);
+        case SynonymConversion::minutes_to_ms:
+            return std::to_string(as_int(canonical) * 60 * 1000);
+    }
+    return std::string(canonical);
 }
 
 }  // namespace
 
 std::optional<std::string> validate_topic_configs(const ConfigMap& overrides, ConfigMap* normalized) {
-  ConfigMap out;
-  for (const auto& [name, raw] : overrides) {
-    const TopicConfigKey* key = find_topic_config_key(name);
-    if (key == nullptr) return "Unknown topic config name: " + name;
-    try {
-      out.insert_or_assign(name, normalize_value(key->key, raw));
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
+    ConfigMap out;
+    for (const auto& [name, raw] : overrides) {
+        const TopicConfigKey* key = find_topic_config_key(name);
+        if (key == nullptr) return "Unknown topic config name: " + name;
+        try {
+            out.insert_or_assign(name, normalize_value(key->key, raw));
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
     }
-  }
-  // Kafka's LogConfig.validateValues, against LogConfig's own defaults.
-  auto value_of = [&](std::string_view name) {
-    if (auto it = out.find(name); it != out.end()) return as_int(it->second);
-    return as_int(*find_topic_config_key(name)->key.default_value);
-  };
-  const int64_t min_lag = value_of("min.compaction.lag.ms");
-  const int64_t max_lag = value_of("max.compaction.lag.ms");
-  if (min_lag > max_lag) {
-    return "conflict topic config setting min.compaction.lag.ms (" + std::to_string(min_lag) +
-           ") > max.compaction.lag.ms (" + std::to_string(max_lag) + ")";
-  }
-  if (normalized != nullptr) *normalized = std::move(out);
-  return std::nullopt;
+    // Kafka's LogConfig.validateValues, against LogConfig's own defaults.
+    auto value_of = [&](std::string_view name) {
+        if (auto it = out.find(name); it != out.end()) return as_int(it->second);
+        return as_int(*find_topic_config_key(name)->key.default_value);
+    };
+    const std::int64_t min_lag = value_of("min.compaction.lag.ms");
+    const std::int64_t max_lag = value_of("max.compaction.lag.ms");
+    if (min_lag > max_lag) {
+        return "conflict topic config setting min.compaction.lag.ms (" + std::to_string(min_lag) +
+               ") > max.compaction.lag.ms (" + std::to_string(max_lag) + ")";
+    }
+    if (normalized != nullptr) *normalized = std::move(out);
+    return std::nullopt;
 }
 
 std::string topic_default_value(const ConfigMap& broker_props, const TopicConfigKey& key) {
-  std::optional<std::string> value;
-  for (const BrokerSynonym& s : key.synonyms) {
-    if (auto it = broker_props.find(s.name); it != broker_props.end() && !it->second.empty()) {
-      value = convert(it->second, s.conversion);
-      break;
-    }
-  }
-  if (!value) {
+    std::optional<std::string> value;
     for (const BrokerSynonym& s : key.synonyms) {
-      const ConfigKey* bk = find_broker_config_key(s.name);
-      if (bk != nullptr && bk->default_value) {
-        value = convert(*bk->default_value, s.conversion);
-        break;
-      }
+        if (auto it = broker_props.find(s.name); it != broker_props.end() && !it->second.empty()) {
+            value = convert(it->second, s.conversion);
+            break;
+        }
     }
-  }
-  if (!value) return std::string(key.key.default_value.value_or(""));
-  // KafkaConfig.logRetentionTimeMillis: any negative retention means forever.
-  if (key.key.name == "retention.ms" && as_int(*value) < 0) return "-1";
-  return *value;
+    if (!value) {
+        for (const BrokerSynonym& s : key.synonyms) {
+            const ConfigKey* bk = find_broker_config_key(s.name);
+            if (bk != nullptr && bk->default_value) {
+                value = convert(*bk->default_value, s.conversion);
+                break;
+            }
+        }
+    }
+    if (!value) return std::string(key.key.default_value.value_or(""));
+    // KafkaConfig.logRetentionTimeMillis: any negative retention means forever.
+    if (key.key.name == "retention.ms" && as_int(*value) < 0) return "-1";
+    return *value;
 }
 
-TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& overrides, const DynamicBrokerConfigs& dynamic) {
-  // The produce path resolves a topic per request: only copy the props when
-  // there is something to lay over them.
-  std::optional<ConfigMap> current;
-  if (!dynamic.empty()) current = current_broker_props(broker.static_props, dynamic);
-  const ConfigMap& broker_props = current ? *current : broker.static_props;
-  TopicConfig tc;
-  for (const TopicConfigKey& key : topic_config_keys()) {
-    std::string value;
-    bool overridden = false;
-    if (auto it = overrides.find(key.key.name); it != overrides.end()) {
-      try {
-        value = normalize_value(key.key, it->second);
-        overridden = true;
-      } catch (const ConfigError&) {
-      }
+TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& overrides,
+                                 const DynamicBrokerConfigs& dynamic) {
+    // The produce path resolves a topic per request: only copy the props when
+    // there is something to lay over them.
+    std::optional<ConfigMap> current;
+    if (!dynamic.empty()) current = current_broker_props(broker.static_props, dynamic);
+    const ConfigMap& broker_props = current ? *current : broker.static_props;
+    TopicConfig tc;
+    for (const TopicConfigKey& key : topic_config_keys()) {
+        std::string value;
+        bool overridden = false;
+        if (auto it = overrides.find(key.key.name); it != overrides.end()) {
+            try {
+                value = normalize_value(key.key, it->second);
+                overridden = true;
+            } catch (const ConfigError&) {
+            }
+        }
+        if (!overridden) value = topic_default_value(broker_props, key);
+        tc.values.insert_or_assign(std::string(key.key.name), std::move(value));
     }
-    if (!overridden) value = topic_default_value(broker_props, key);
-    tc.values.insert_or_assign(std::string(key.key.name), std::move(value));
-  }
-  const ConfigMap& v = tc.values;
-  auto num = [&](const char* name) { return as_int(v.at(name)); };
-  auto i32 = [&](const char* name) { return static_cast<int32_t>(num(name)); };
+    const ConfigMap& v = tc.values;
+    auto num = [&](const char* name) { return as_int(v.at(name)); };
+    auto i32 = [&](const char* name) { return static_cast<std::int32_t>(num(name)); };
 
-  tc.retention_ms = num("retention.ms");
-  tc.retention_bytes = num("retention.bytes");
-  tc.segment_bytes = i32("segment.bytes");
-  tc.segment_ms = num("segment.ms");
-  tc.segment_jitter_ms = num("segment.jitter.ms");
-  tc.segment_index_bytes = i32("segment.index.bytes");
-  tc.cleanup_policy = CleanupPolicy{false, false};
-  for (const std::string& p : as_list(v.at("cleanup.policy"))) {
-    if (p == "delete") tc.cleanup_policy.remove = true;
-    if (p == "compact") tc.cleanup_policy.compact = true;
-  }
-  tc.message_timestamp_type =
-      v.at("message.timestamp.type") == "LogAppendTime" ? TimestampType::LogAppendTime : TimestampType::CreateTime;
-  tc.message_timestamp_difference_max_ms = num("message.timestamp.difference.max.ms");
-  tc.max_message_bytes = i32("max.message.bytes");
-  tc.min_insync_replicas = i32("min.insync.replicas");
-  tc.index_interval_bytes = i32("index.interval.bytes");
-  tc.flush_messages = num("flush.messages");
-  tc.flush_ms = num("flush.ms");
-  tc.compression_type = v.at("compression.type");
-  tc.delete_retention_ms = num("delete.retention.ms");
-  tc.min_compaction_lag_ms = num("min.compaction.lag.ms");
-  tc.max_compaction_lag_ms = num("max.compaction.lag.ms");
-  tc.min_cleanable_dirty_ratio = as_double(v.at("min.cleanable.dirty.ratio"));
-  tc.file_delete_delay_ms = num("file.delete.delay.ms");
-  tc.preallocate = as_bool(v.at("preallocate"));
-  tc.unclean_leader_election_enable = as_bool(v.at("unclean.leader.election.enable"));
-  return tc;
+    tc.retention_ms = num("retention.ms");
+    tc.retention_bytes = num("retention.bytes");
+    tc.segment_bytes = i32("segment.bytes");
+    tc.segment_ms = num("segment.ms");
+    tc.segment_jitter_ms = num("segment.jitter.ms");
+    tc.segment_index_bytes = i32("segment.index.bytes");
+    tc.cleanup_policy = CleanupPolicy{false, false};
+    for (const std::string& p : as_list(v.at("cleanup.policy"))) {
+        if (p == "delete") tc.cleanup_policy.remove = true;
+        if (p == "compact") tc.cleanup_policy.compact = true;
+    }
+    tc.message_timestamp_type = v.at("message.timestamp.type") == "LogAppendTime"
+                                    ? records::TimestampType::log_append_time
+                                    : records::TimestampType::create_time;
+    tc.message_timestamp_difference_max_ms = num("message.timestamp.difference.max.ms");
+    tc.max_message_bytes = i32("max.message.bytes");
+    tc.min_insync_replicas = i32("min.insync.replicas");
+    tc.index_interval_bytes = i32("index.interval.bytes");
+    tc.flush_messages = num("flush.messages");
+    tc.flush_ms = num("flush.ms");
+    tc.compression_type = v.at("compression.type");
+    tc.delete_retention_ms = num("delete.retention.ms");
+    tc.min_compaction_lag_ms = num("min.compaction.lag.ms");
+    tc.max_compaction_lag_ms = num("max.compaction.lag.ms");
+    tc.min_cleanable_dirty_ratio = as_double(v.at("min.cleanable.dirty.ratio"));
+    tc.file_delete_delay_ms = num("file.delete.delay.ms");
+    tc.preallocate = as_bool(v.at("preallocate"));
+    tc.unclean_leader_election_enable = as_bool(v.at("unclean.leader.election.enable"));
+    return tc;
 }
 
 }  // namespace weir::config

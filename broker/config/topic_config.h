@@ -8,36 +8,37 @@
 #include "broker/config/config_keys.h"
 #include "broker/config/config_types.h"
 #include "broker/config/dynamic_broker_config.h"
+#include "protocol/records/record_batch.h"
 
 namespace weir::config {
 
 // Effective configuration of one topic: its overrides over the broker's
 // defaults (Kafka's LogConfig). `values` holds every topic key's canonical value.
 struct TopicConfig {
-  int64_t retention_ms = 604800000;  // -1: forever
-  int64_t retention_bytes = -1;
-  int32_t segment_bytes = 1073741824;
-  int64_t segment_ms = 604800000;
-  int64_t segment_jitter_ms = 0;
-  int32_t segment_index_bytes = 10485760;
-  CleanupPolicy cleanup_policy{};
-  TimestampType message_timestamp_type = TimestampType::CreateTime;
-  int64_t message_timestamp_difference_max_ms = INT64_MAX;
-  int32_t max_message_bytes = 1048588;
-  int32_t min_insync_replicas = 1;
-  int32_t index_interval_bytes = 4096;
-  int64_t flush_messages = INT64_MAX;
-  int64_t flush_ms = INT64_MAX;
-  std::string compression_type = "producer";
-  int64_t delete_retention_ms = 86400000;
-  int64_t min_compaction_lag_ms = 0;
-  int64_t max_compaction_lag_ms = INT64_MAX;
-  double min_cleanable_dirty_ratio = 0.5;
-  int64_t file_delete_delay_ms = 60000;
-  bool preallocate = false;
-  bool unclean_leader_election_enable = false;
+    std::int64_t retention_ms = 604800000;  // -1: forever
+    std::int64_t retention_bytes = -1;
+    std::int32_t segment_bytes = 1073741824;
+    std::int64_t segment_ms = 604800000;
+    std::int64_t segment_jitter_ms = 0;
+    std::int32_t segment_index_bytes = 10485760;
+    CleanupPolicy cleanup_policy{};
+    records::TimestampType message_timestamp_type = records::TimestampType::create_time;
+    std::int64_t message_timestamp_difference_max_ms = INT64_MAX;
+    std::int32_t max_message_bytes = 1048588;
+    std::int32_t min_insync_replicas = 1;
+    std::int32_t index_interval_bytes = 4096;
+    std::int64_t flush_messages = INT64_MAX;
+    std::int64_t flush_ms = INT64_MAX;
+    std::string compression_type = "producer";
+    std::int64_t delete_retention_ms = 86400000;
+    std::int64_t min_compaction_lag_ms = 0;
+    std::int64_t max_compaction_lag_ms = INT64_MAX;
+    double min_cleanable_dirty_ratio = 0.5;
+    std::int64_t file_delete_delay_ms = 60000;
+    bool preallocate = false;
+    bool unclean_leader_election_enable = false;
 
-  ConfigMap values;
+    ConfigMap values;
 };
 
 // Checks topic-level overrides (CreateTopics configs, AlterConfigs). Returns

@@ -35,6 +35,26 @@ asio::awaitable<std::optional<wire::Bytes>> serve(handlers::BrokerContext& broke
 
 }  // namespace
 
+bool changes_metadata(std::int16_t api_key) {
+    switch (static_cast<msg::ApiKey>(api_key)) {
+        case msg::ApiKey::Metadata:
+        case msg::ApiKey::FindCoordinator:
+        case msg::ApiKey::CreateTopics:
+        case msg::ApiKey::DeleteTopics:
+        case msg::ApiKey::CreatePartitions:
+        case msg::ApiKey::AlterConfigs:
+        case msg::ApiKey::IncrementalAlterConfigs: return true;
+        default: return false;
+    }
+}
+
+bool Dispatcher::is_barrier(const wire::Bytes& frame) const {
+    // The request header starts with the API key; a frame too short for one
+    // fails in handle().
+    if (frame.size() < 2) return false;
+    return changes_metadata(static_cast<std::int16_t>((frame[0] << 8) | frame[1]));
+}
+
 asio::awaitable<std::optional<wire::Bytes>> Dispatcher::handle(std::shared_ptr<const wire::Bytes> frame,
                                                                const net::ConnectionInfo& connection) {
     wire::Reader reader(*frame);

@@ -2,6 +2,18 @@
 // frame -> header -> version check -> generated decode -> handler -> encode.
 // The set of APIs Weir serves, and so its ApiVersions answer, is whatever
 // broker/handlers/handlers.h declares a handler for.
+//
+// Side-effect order rule. A connection starts its requests' handlers in
+// arrival order, each running on the one I/O thread until its first
+// suspension (a co_await that waits); from there on pipelined requests
+// interleave. So a handler applies every effect that a later request on the
+// same connection may observe before it first suspends, and only waits
+// afterwards: Produce appends all its partitions before waiting for acks=all,
+// Fetch updates its session and reads before parking, the coordinator appends
+// before waiting for the high watermark. Only a handler that must suspend
+// before its effect is done (a metadata change) is a barrier instead (see
+// changes_metadata). Responses leave in request order whatever the order
+// handlers finish in (broker/net/connection.cc).
 #include "broker/handlers/handlers.h"
 #include "broker/net/request_handler.h"
 
@@ -12,10 +24,19 @@ public:
     explicit Dispatcher(handlers::BrokerContext& broker) : broker_(broker) {}
     boost::asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes> frame,
                                                               const net::ConnectionInfo& connection) override;
+    // Requests of the APIs that change metadata (changes_metadata).
+    [[nodiscard]] bool is_barrier(const wire::Bytes& frame) const override;
 
 private:
     handlers::BrokerContext& broker_;
 };
+
+// The APIs whose handlers may change metadata: the topic and config admin
+// APIs, Metadata (it auto-creates topics) and FindCoordinator (it creates
+// __consumer_offsets). A store may suspend on such a change, and Kafka clients
+// count on a pipelined request seeing it (Kafka serves one request of a
+// connection at a time), so these are barriers on their connection.
+bool changes_metadata(std::int16_t api_key);
 
 // Encodes a whole response frame: size prefix, response header, body.
 template <typename Response>

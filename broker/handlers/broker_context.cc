@@ -13,8 +13,8 @@ std::int32_t BrokerContext::topic_max_message_bytes(std::string_view topic) cons
     return topic_config(topic).max_message_bytes;
 }
 
-std::optional<std::string> BrokerContext::topic_name_for_id(const wire::Uuid& id) const {
-    auto info = metadata.topic_by_id(from_wire(id));
+std::optional<std::string> BrokerContext::topic_name_for_id(const Uuid& id) const {
+    auto info = metadata.topic_by_id(id);
     if (!info) return std::nullopt;
     return info->name;
 }

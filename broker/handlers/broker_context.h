@@ -12,7 +12,7 @@
 #include "broker/metadata/metadata_store.h"
 #include "protocol/wire/reader.h"
 
-namespace weir::partitions { class PartitionManager; }
+namespace weir::partitions { class ReplicaManager; }
 
 namespace weir::handlers {
 
@@ -21,7 +21,7 @@ class GroupService;
 struct BrokerContext {
     const config::BrokerConfig& config;
     metadata::MetadataStore& metadata;
-    partitions::PartitionManager& partitions;
+    partitions::ReplicaManager& partitions;
     boost::asio::any_io_executor executor;
     bool stopping_flag = false;
     // Set once at start-up, before any request is served.
@@ -35,10 +35,7 @@ struct BrokerContext {
     // with the topic's overrides (defaults if unknown).
     [[nodiscard]] config::TopicConfig topic_config(std::string_view topic) const;
     [[nodiscard]] std::int32_t topic_max_message_bytes(std::string_view topic) const;
-    [[nodiscard]] std::optional<std::string> topic_name_for_id(const wire::Uuid& id) const;
+    [[nodiscard]] std::optional<std::string> topic_name_for_id(const Uuid& id) const;
 };
-
-inline wire::Uuid to_wire(const metadata::Uuid& id) { return id.bytes; }
-inline metadata::Uuid from_wire(const wire::Uuid& id) { return metadata::Uuid{id}; }
 
 }  // namespace weir::handlers

@@ -47,7 +47,7 @@ struct ApiError {
 ApiError fail(ErrorCode error, std::string message) { return {error, std::move(message)}; }
 ApiError from_status(const metadata::Status& s) {
     if (s.ok()) return {};
-    return {static_cast<ErrorCode>(s.error), s.message.empty() ? std::nullopt : std::optional<std::string>(s.message)};
+    return {s.error, s.message.empty() ? std::nullopt : std::optional<std::string>(s.message)};
 }
 
 std::string type_name(std::int8_t type) {
@@ -126,35 +126,36 @@ std::string loggable(const config::ConfigMap& props) {
 // `props` becomes the whole dynamic set of the resource's level: validated as
 // ConfigAdminManager.validateBrokerConfigChange does (every failure is
 // INVALID_REQUEST there, KAFKA-13609), then stored unless validate_only.
-ApiError alter_broker(BrokerContext& broker, const std::string& name, const config::ConfigMap& props, bool validate_only) {
+Task<ApiError> alter_broker(BrokerContext& broker, std::string name, config::ConfigMap props, bool validate_only) {
     const bool per_broker = !name.empty();
     if (per_broker) {
-        if (auto error = check_node_id(broker, name); !error.ok()) return error;
+        if (auto error = check_node_id(broker, name); !error.ok()) co_return error;
     }
     const auto stored = broker.metadata.snapshot()->dynamic_broker_configs(broker.config.broker_id);
     config::ConfigMap normalized;
     if (auto error = config::validate_dynamic_broker_configs(broker.config, stored, props, per_broker, &normalized))
-        return fail(ErrorCode::invalid_request, *error);
-    if (validate_only) return {};
+        co_return fail(ErrorCode::invalid_request, *error);
+    if (validate_only) co_return ApiError{};
     if (per_broker) {
         logging::info("Updating broker {} with new configuration : {}", broker.config.broker_id, loggable(normalized));
     } else {
         logging::info("Updating brokers with new configuration : {}", loggable(normalized));
     }
-    return from_status(broker.metadata.alter_broker_configs(
-        per_broker ? std::optional<std::int32_t>(broker.config.broker_id) : std::nullopt, normalized));
+    co_return from_status(co_await broker.metadata.alter_broker_configs(
+        per_broker ? std::optional<std::int32_t>(broker.config.broker_id) : std::nullopt, std::move(normalized)));
 }
 
 // ---- topic resources -------------------------------------------------------
 
 // ZkAdminManager.alterTopicConfigs with the complete new set of overrides.
-ApiError alter_topic(BrokerContext& broker, const std::string& name, const config::ConfigMap& props, bool validate_only) {
-    if (name.empty()) return fail(ErrorCode::invalid_request, "Default topic resources are not allowed.");
-    if (!broker.metadata.topic(name)) return fail(ErrorCode::unknown_topic_or_partition, "The topic '" + name + "' does not exist.");
-    auto status = broker.metadata.alter_topic_configs(name, props, validate_only);
-    if (status.error == metadata::ErrorCode::InvalidConfig && !status.message.starts_with("Unknown topic config name"))
+Task<ApiError> alter_topic(BrokerContext& broker, std::string name, config::ConfigMap props, bool validate_only) {
+    if (name.empty()) co_return fail(ErrorCode::invalid_request, "Default topic resources are not allowed.");
+    if (!broker.metadata.topic(name))
+        co_return fail(ErrorCode::unknown_topic_or_partition, "The topic '" + name + "' does not exist.");
+    auto status = co_await broker.metadata.alter_topic_configs(name, std::move(props), validate_only);
+    if (status.error == ErrorCode::invalid_config && !status.message.starts_with("Unknown topic config name"))
         status.message = "Invalid config value for resource ConfigResource(type=TOPIC, name='" + name + "'): " + status.message;
-    return from_status(status);
+    co_return from_status(status);
 }
 
 std::vector<std::string> split_list(std::string_view s) {
@@ -194,7 +195,7 @@ ApiError apply_ops(config::ConfigMap& props, const std::vector<Op>& ops, KeyOf k
                 const config::ConfigKey* key = key_of(op.name);
                 if (key == nullptr) return fail(ErrorCode::invalid_config, std::string(unknown_prefix) + op.name);
                 const bool append = op.operation == kAppend;
-                if (key->type != config::ConfigType::List)
+                if (key->type != config::ConfigType::list)
                     return fail(ErrorCode::invalid_request, std::string("Config value ") + (append ? "append" : "subtract") +
                                                                 " is not allowed for config key: " + op.name);
                 auto it = props.find(op.name);
@@ -374,7 +375,7 @@ DescribeResult describe(const BrokerContext& broker, const msg::DescribeConfigsR
                 auto& e = out.configs.emplace_back();
                 e.name = kRootLogger;
                 e.value = root_level();
-                e.config_source = static_cast<std::int8_t>(config::ConfigSource::DynamicBrokerLoggerConfig);
+                e.config_source = static_cast<std::int8_t>(config::ConfigSource::dynamic_broker_logger_config);
             }
             return out;
         }
@@ -423,9 +424,9 @@ Task<msg::AlterConfigsResponse> handle(BrokerContext& broker, const RequestConte
         for (const auto& c : r.configs) props.insert_or_assign(c.name, *c.value);
         ApiError result;
         if (r.resource_type == kBroker) {
-            result = alter_broker(broker, r.resource_name, props, request.validate_only);
+            result = co_await alter_broker(broker, r.resource_name, std::move(props), request.validate_only);
         } else if (r.resource_type == kTopic) {
-            result = alter_topic(broker, r.resource_name, props, request.validate_only);
+            result = co_await alter_topic(broker, r.resource_name, std::move(props), request.validate_only);
         } else {
             result = fail(ErrorCode::invalid_request, "Unknown resource type " + std::to_string(r.resource_type));
         }
@@ -458,7 +459,8 @@ Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext& broker, const R
                 result = apply_ops(props, ops, [](std::string_view n) { return config::find_broker_config_key(n); },
                                    "Unknown config name: ");
             }
-            if (result.ok()) result = alter_broker(broker, r.resource_name, props, request.validate_only);
+            if (result.ok())
+                result = co_await alter_broker(broker, r.resource_name, std::move(props), request.validate_only);
         } else if (r.resource_type == kTopic) {
             if (r.resource_name.empty()) {
                 result = fail(ErrorCode::invalid_request, "Default topic resources are not allowed.");
@@ -472,7 +474,8 @@ Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext& broker, const R
                         return k != nullptr ? &k->key : nullptr;
                     },
                     "Unknown topic config name: ");
-                if (result.ok()) result = alter_topic(broker, r.resource_name, props, request.validate_only);
+                if (result.ok())
+                    result = co_await alter_topic(broker, r.resource_name, std::move(props), request.validate_only);
             }
         } else {
             result = fail(ErrorCode::invalid_request, "Unknown resource type " + std::to_string(r.resource_type));

@@ -4,14 +4,13 @@
 
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/topic_name.h"
-#include "broker/partitions/partition_manager.h"
+#include "broker/partitions/replica_manager.h"
 #include "protocol/errors.h"
 
 namespace weir::handlers {
 
 namespace {
 
-constexpr std::int64_t kHighWatermark = -1;
 constexpr std::int64_t kInvalidLowWatermark = -1;
 
 struct Outcome {
@@ -26,18 +25,13 @@ Outcome delete_records(BrokerContext& broker, const metadata::MetadataSnapshot& 
     if (!info || partition < 0 || static_cast<std::size_t>(partition) >= info->partitions.size())
         return {ErrorCode::unknown_topic_or_partition};
     if (metadata::is_internal_topic(topic)) return {ErrorCode::invalid_topic_exception};
-    auto log = broker.partitions.find({topic, partition});
-    if (!log || info->partitions[static_cast<std::size_t>(partition)].leader != broker.metadata.local_broker_id())
-        return {ErrorCode::not_leader_or_follower};
+    auto found = broker.partitions.get({topic, partition});
+    if (!found || !found->is_leader()) return {ErrorCode::not_leader_or_follower};
     if (!broker.topic_config(topic).cleanup_policy.remove) return {ErrorCode::policy_violation};
-    const auto target = offset == kHighWatermark ? log->high_watermark() : offset;
-    try {
-        if (target < 0 || log->delete_records_before(target) != storage::LogErrc::none)
-            return {ErrorCode::offset_out_of_range};
-    } catch (const storage::StorageError&) {
-        return {ErrorCode::kafka_storage_error};
-    }
-    return {ErrorCode::none, log->log_start_offset()};
+    // Offset -1 (partitions::kDeleteUpToHighWatermark) means the high watermark.
+    auto result = found->delete_records_before(offset);
+    if (result.error != ErrorCode::none) return {result.error};
+    return {ErrorCode::none, result.low_watermark};
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// Fetch: every version. Long polling parks the request until min_bytes are
-// available or max_wait_ms passes, woken by appends (not by polling).
-// v0-v3 predate record batches and get down-converted message sets.
+// Fetch: every version. The ReplicaManager reads and long-polls (parks the
+// request until min_bytes are available or max_wait_ms passes, woken by the
+// partitions, not by polling); this file resolves partitions, keeps the
+// sessions and shapes the answer. v0-v3 predate record batches and get
+// down-converted message sets; v9+ name the leader epoch they expect.
 // Fetch sessions (KIP-227, v7+): a full fetch with epoch 0 opens a session;
 // incremental fetches then send only changed partitions and get back only
 // partitions with something new. Session id 0 with epoch -1 is sessionless.
@@ -8,7 +10,7 @@
 
 #include "broker/handlers/fetch_sessions.h"
 #include "broker/handlers/handlers.h"
-#include "broker/partitions/partition_manager.h"
+#include "broker/partitions/replica_manager.h"
 #include "protocol/records/conversion.h"
 #include "protocol/records/record_batch.h"
 
@@ -30,7 +32,8 @@ struct Target {
     std::int64_t fetch_offset = 0;
     std::int32_t max_bytes = 0;
     std::int64_t fetcher_log_start_offset = -1;
-    std::shared_ptr<storage::PartitionLog> log;  // null: `out` holds the error
+    std::int32_t current_leader_epoch = partitions::kNoLeaderEpoch;
+    std::shared_ptr<partitions::Partition> partition;  // null: `out` holds the error
     PartitionData out;
 };
 
@@ -76,16 +79,10 @@ void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Tar
     if (limits.version >= 4 && !limits.read_committed) out.aborted_transactions = std::nullopt;
     else if (limits.version >= 4) out.aborted_transactions.emplace();
     auto name = names.name(target.key);
-    if (name) target.log = broker.partitions.find({*name, target.key.partition});
-    if (!target.log)
+    if (name) target.partition = broker.partitions.get({*name, target.key.partition});
+    if (!target.partition)
         out.error_code = static_cast<std::int16_t>(limits.version >= 13 && !name ? ErrorCode::unknown_topic_id
                                                                                  : ErrorCode::unknown_topic_or_partition);
-}
-
-void fill_offsets(PartitionData& out, const storage::PartitionLog& log) {
-    out.high_watermark = log.high_watermark();
-    out.last_stable_offset = log.last_stable_offset();
-    out.log_start_offset = log.log_start_offset();
 }
 
 bool contains_zstd(wire::ByteSpan records) {
@@ -94,76 +91,57 @@ bool contains_zstd(wire::ByteSpan records) {
     return false;
 }
 
-// Reads every target, long polling until min_bytes, an error, the deadline
-// or shutdown. Targets without a log carry their resolve error already.
-Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector<Target>& targets) {
-    const std::int8_t legacy_magic = limits.version <= 1 ? 0 : 1;
-    bool resolve_error = false;
-    std::vector<std::shared_ptr<storage::PartitionLog>> logs;
-    for (const auto& target : targets) {
-        if (target.log) logs.push_back(target.log);
-        else resolve_error = true;
-    }
-
-    while (true) {
-        bool any_error = resolve_error;
-        std::int64_t total = 0;
-        bool first_data = true;
-        for (auto& target : targets) {
-            if (!target.log) continue;
-            auto& out = target.out;
-            out.error_code = 0;
-            out.records.reset();
-            fill_offsets(out, *target.log);
-            const std::int64_t remaining = limits.response_max - total;
-            if (remaining <= 0 && !first_data) continue;
-
-            storage::ReadOptions options;
-            options.max_bytes = static_cast<std::size_t>(
-                std::max<std::int64_t>(0, std::min<std::int64_t>(target.max_bytes, remaining)));
-            // KIP-74: the first batch of the first partition with data comes back
-            // whole even if larger than the limits, so a consumer never stalls.
-            options.min_one_batch = first_data;
-            if (limits.read_committed) options.max_offset = target.log->last_stable_offset();
-            auto result = target.log->read(target.fetch_offset, options);
-            if (result.error != storage::LogErrc::none) {
-                out.error_code = static_cast<std::int16_t>(result.error);
-                any_error = true;
-                continue;
-            }
-            wire::Bytes records = std::move(result.records);
-            // zstd needs Fetch v10+ (KIP-110); older fetchers get an error rather
-            // than batches they cannot decompress.
-            if (limits.version < 10 && contains_zstd(records)) {
-                out.error_code = static_cast<std::int16_t>(ErrorCode::unsupported_compression_type);
-                any_error = true;
-                continue;
-            }
-            if (limits.version <= 3 && !records.empty()) {
-                try {
-                    records::DownConvertOptions down;
-                    down.magic = legacy_magic;
-                    records = records::down_convert(records, down).records;
-                } catch (const records::UnsupportedCompressionError&) {
-                    out.error_code = static_cast<std::int16_t>(ErrorCode::unsupported_compression_type);
-                    any_error = true;
-                    continue;
-                } catch (const wire::DecodeError&) {
-                    out.error_code = static_cast<std::int16_t>(ErrorCode::corrupt_message);
-                    any_error = true;
-                    continue;
-                }
-            }
-            if (!records.empty()) {
-                total += static_cast<std::int64_t>(records.size());
-                first_data = false;
-            }
-            out.records = wire::RecordsData(std::move(records));
+// What an old fetcher can read: zstd needs Fetch v10+ (KIP-110), and v0-v3
+// get message sets of the magic their version knows.
+partitions::RecordsConverter converter_for(std::int16_t version) {
+    return [version](wire::Bytes& records) {
+        if (version < 10 && contains_zstd(records)) return ErrorCode::unsupported_compression_type;
+        if (version > 3) return ErrorCode::none;
+        try {
+            records::DownConvertOptions down;
+            down.magic = version <= 1 ? 0 : 1;
+            records = records::down_convert(records, down).records;
+        } catch (const records::UnsupportedCompressionError&) {
+            return ErrorCode::unsupported_compression_type;
+        } catch (const wire::DecodeError&) {
+            return ErrorCode::corrupt_message;
         }
-        if (any_error || total >= limits.min_bytes || (total > 0 && total >= limits.response_max) ||
-            std::chrono::steady_clock::now() >= limits.deadline || logs.empty() || broker.stopping())
-            break;
-        co_await broker.partitions.wait_for_append(logs, limits.deadline);
+        return ErrorCode::none;
+    };
+}
+
+// Reads every target through the ReplicaManager, long polling until
+// min_bytes, an error, the deadline or shutdown. Targets without a partition
+// carry their resolve error already.
+Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector<Target>& targets) {
+    partitions::FetchParams params;
+    params.min_bytes = limits.min_bytes;
+    params.max_bytes = limits.response_max;
+    params.isolation =
+        limits.read_committed ? partitions::FetchIsolation::txn_committed : partitions::FetchIsolation::high_watermark;
+    params.deadline = limits.deadline;
+    std::vector<partitions::FetchPartition> reads;
+    reads.reserve(targets.size());
+    for (const auto& target : targets) {
+        auto& read = reads.emplace_back();
+        read.partition = target.partition;
+        read.fetch_offset = target.fetch_offset;
+        read.max_bytes = target.max_bytes;
+        read.current_leader_epoch = target.current_leader_epoch;
+    }
+    auto results = co_await broker.partitions.fetch(params, std::move(reads), converter_for(limits.version));
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        if (!targets[i].partition) continue;
+        auto& out = targets[i].out;
+        auto& result = results[i];
+        out.error_code = to_int(result.error);
+        out.high_watermark = result.high_watermark;
+        out.last_stable_offset = result.last_stable_offset;
+        out.log_start_offset = result.log_start_offset;
+        if (result.records)
+            out.records = wire::RecordsData(std::move(*result.records));
+        else
+            out.records.reset();
     }
 }
 
@@ -183,6 +161,7 @@ CachedPartition cached_from(const Target& target) {
     c.fetch_offset = target.fetch_offset;
     c.max_bytes = target.max_bytes;
     c.fetcher_log_start_offset = target.fetcher_log_start_offset;
+    c.current_leader_epoch = target.current_leader_epoch;
     // After an error the high watermark reads as unknown, so the partition is
     // sent again once the error clears.
     c.high_watermark = target.out.error_code != 0 ? -1 : target.out.high_watermark;
@@ -198,6 +177,7 @@ CachedPartition request_side(std::int16_t version, const msg::FetchRequest::Fetc
     c.fetch_offset = partition.fetch_offset;
     c.max_bytes = partition.partition_max_bytes;
     c.fetcher_log_start_offset = partition.log_start_offset;
+    c.current_leader_epoch = partition.current_leader_epoch;
     return c;
 }
 
@@ -260,6 +240,7 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
             target.fetch_offset = cached.fetch_offset;
             target.max_bytes = cached.max_bytes;
             target.fetcher_log_start_offset = cached.fetcher_log_start_offset;
+            target.current_leader_epoch = cached.current_leader_epoch;
         }
     } else {
         for (std::size_t t = 0; t < request.topics.size(); ++t) {
@@ -271,6 +252,7 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
                 target.fetch_offset = cached.fetch_offset;
                 target.max_bytes = cached.max_bytes;
                 target.fetcher_log_start_offset = cached.fetcher_log_start_offset;
+                target.current_leader_epoch = cached.current_leader_epoch;
             }
         }
     }

@@ -24,6 +24,7 @@ void FetchSession::upsert(const CachedPartition& request_side) {
     cached.fetch_offset = request_side.fetch_offset;
     cached.max_bytes = request_side.max_bytes;
     cached.fetcher_log_start_offset = request_side.fetcher_log_start_offset;
+    cached.current_leader_epoch = request_side.current_leader_epoch;
 }
 
 bool FetchSession::forget(const SessionPartitionKey& key) {

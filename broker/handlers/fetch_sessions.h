@@ -36,6 +36,8 @@ struct CachedPartition {
     std::int64_t fetch_offset = 0;
     std::int32_t max_bytes = 0;
     std::int64_t fetcher_log_start_offset = -1;
+    // The leader epoch the client expects (Fetch v9+; -1: none), checked at every read.
+    std::int32_t current_leader_epoch = -1;
     // What the client was last told; -1 until told (so new partitions are sent).
     std::int64_t high_watermark = -1;
     std::int64_t last_stable_offset = -1;

@@ -65,14 +65,14 @@ ResponseTopic describe_topic(const metadata::TopicInfo& t, const metadata::Metad
                              std::int16_t version) {
     ResponseTopic out;
     out.name = t.name;
-    out.topic_id = to_wire(t.id);
+    out.topic_id = t.id;
     out.is_internal = metadata::is_internal_topic(t.name);
     out.partitions.reserve(t.partitions.size());
     for (const auto& p : t.partitions) out.partitions.push_back(describe_partition(p, s, listener, version));
     return out;
 }
 
-ResponseTopic topic_error(ErrorCode error, std::optional<std::string> name, const wire::Uuid& id = {}) {
+ResponseTopic topic_error(ErrorCode error, std::optional<std::string> name, const Uuid& id = {}) {
     ResponseTopic out;
     out.error_code = code(error);
     out.is_internal = name && metadata::is_internal_topic(*name);
@@ -119,16 +119,17 @@ metadata::NewTopic creatable_topic(const config::BrokerConfig& config, const std
 
 // Creates a missing topic a Metadata request asked for; answers it as Kafka's
 // AutoTopicCreationManager would, except that success is answered in full.
-ResponseTopic auto_create(BrokerContext& broker, const std::string& name, std::string_view listener, std::int16_t version) {
-    if (metadata::validate_topic_name(name)) return topic_error(ErrorCode::invalid_topic_exception, name);
+Task<ResponseTopic> auto_create(BrokerContext& broker, std::string name, std::string_view listener,
+                                std::int16_t version) {
+    if (metadata::validate_topic_name(name)) co_return topic_error(ErrorCode::invalid_topic_exception, name);
     auto live = static_cast<int>(broker.metadata.snapshot()->brokers.size());
-    auto result = broker.metadata.create_topic(creatable_topic(broker.config, name, live), false);
+    auto result = co_await broker.metadata.create_topic(creatable_topic(broker.config, name, live), false);
     auto after = broker.metadata.snapshot();
-    if (result.ok() || result.error == metadata::ErrorCode::TopicAlreadyExists) {
-        if (auto t = after->topic(name)) return describe_topic(*t, *after, listener, version);
-        return topic_error(ErrorCode::leader_not_available, name);
+    if (result.ok() || result.error == ErrorCode::topic_already_exists) {
+        if (auto t = after->topic(name)) co_return describe_topic(*t, *after, listener, version);
+        co_return topic_error(ErrorCode::leader_not_available, name);
     }
-    return topic_error(static_cast<ErrorCode>(result.error), name);
+    co_return topic_error(result.error, name);
 }
 
 }  // namespace
@@ -142,7 +143,7 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
     if (!all_topics && version < 12) {
         // Topic ids in Metadata requests are only accepted from v12 on.
         for (const auto& t : *request.topics) {
-            if (t.name && t.topic_id == wire::Uuid{}) continue;
+            if (t.name && t.topic_id.is_zero()) continue;
             for (const auto& each : *request.topics)
                 response.topics.push_back(topic_error(ErrorCode::invalid_request, each.name.value_or(""), each.topic_id));
             co_return response;
@@ -167,15 +168,15 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
             response.topics.push_back(describe_topic(*t, *snapshot, listener, version));
     } else {
         bool by_id = false;
-        for (const auto& t : *request.topics) by_id = by_id || t.topic_id != wire::Uuid{};
+        for (const auto& t : *request.topics) by_id = by_id || !t.topic_id.is_zero();
         std::set<std::string, std::less<>> seen;
         if (by_id) {
             // Names are ignored once any topic is named by id (Kafka does the same).
             std::vector<ResponseTopic> unknown;
-            std::set<wire::Uuid> seen_ids;
+            std::set<Uuid> seen_ids;
             for (const auto& t : *request.topics) {
-                if (t.topic_id == wire::Uuid{} || !seen_ids.insert(t.topic_id).second) continue;
-                auto info = snapshot->topic_by_id(from_wire(t.topic_id));
+                if (t.topic_id.is_zero() || !seen_ids.insert(t.topic_id).second) continue;
+                auto info = snapshot->topic_by_id(t.topic_id);
                 if (!info) unknown.push_back(topic_error(ErrorCode::unknown_topic_id, std::nullopt, t.topic_id));
                 else response.topics.push_back(describe_topic(*info, *snapshot, listener, version));
             }
@@ -188,7 +189,7 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
                 if (auto info = snapshot->topic(name)) {
                     response.topics.push_back(describe_topic(*info, *snapshot, listener, version));
                 } else if (may_create) {
-                    response.topics.push_back(auto_create(broker, name, listener, version));
+                    response.topics.push_back(co_await auto_create(broker, name, listener, version));
                 } else {
                     auto error = metadata::validate_topic_name(name) ? ErrorCode::invalid_topic_exception
                                                                      : ErrorCode::unknown_topic_or_partition;

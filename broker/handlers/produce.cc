@@ -1,65 +1,37 @@
-// Produce: every version. v0-v2 carry legacy message sets, which the
-// partition manager up-converts; acks=0 gets no response (the dispatcher
-// drops it), acks=1 and acks=-1 are acknowledged once the write reached the
-// OS (single node: the leader is the whole ISR).
-#include "broker/config/broker_config.h"
+// Produce: every version. The ReplicaManager validates (Kafka's LogValidator:
+// keys on compacted topics, magic, CRC, sizes, codecs), up-converts v0/v1
+// message sets and appends. acks=0 gets no response (the dispatcher drops
+// it), acks=1 is acknowledged once the write reached the OS, acks=-1 once the
+// high watermark covers it (single node: at once, the leader is the whole ISR).
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
 #include "broker/handlers/handlers.h"
-#include "broker/partitions/partition_manager.h"
-#include "protocol/records/conversion.h"
-#include "protocol/records/record_batch.h"
+#include "broker/partitions/replica_manager.h"
 
 namespace weir::handlers {
+
 namespace {
 
-// Kafka's LogValidator.validateKey: a compacted topic refuses records without
-// a key (the cleaner keeps records by key and drops unkeyed ones), with INVALID_RECORD and one
-// record error per offending record of the first batch that has any. Records
-// that do not decode are left to the partition manager, which reports them.
-std::vector<msg::ProduceResponse::BatchIndexAndErrorMessage> unkeyed_record_errors(const storage::TopicPartition& tp,
-                                                                                  wire::ByteSpan records) {
-    std::vector<msg::ProduceResponse::BatchIndexAndErrorMessage> errors;
-    try {
-        wire::Bytes converted;
-        if (records::records_magic(records) < 2) {
-            converted = records::up_convert(records);
-            records = converted;
-        }
-        for (auto batch : records::split_batches(records, false)) {
-            std::int32_t index = 0;
-            for (const auto& r : records::decode_records(batch)) {
-                if (!r.key) {
-                    auto& e = errors.emplace_back();
-                    e.batch_index = index;
-                    e.batch_index_error_message =
-                        "Compacted topic cannot accept message without key in topic partition " + tp.dir_name() + ".";
-                }
-                ++index;
-            }
-            if (!errors.empty()) break;
-        }
-    } catch (const wire::DecodeError&) {
-        errors.clear();
-    }
-    return errors;
-}
+constexpr std::int16_t kAcksAll = -1;
 
-// LogValidator.processRecordErrors' message.
-std::string record_errors_message(const std::vector<msg::ProduceResponse::BatchIndexAndErrorMessage>& errors) {
-    std::string shown;
-    for (std::size_t i = 0; i < std::min<std::size_t>(errors.size(), 3); ++i) {
-        if (i > 0) shown += ", ";
-        shown += "RecordError(batchIndex=" + std::to_string(errors[i].batch_index) + ", message='" +
-                 errors[i].batch_index_error_message.value_or("") + "')";
-    }
-    return "One or more records have been rejected due to " + std::to_string(errors.size()) +
-           " record errors in total, and only showing the first three errors at most: [" + shown + "]";
-}
+// A partition appended with acks=all, waiting for the high watermark.
+struct AwaitingAcks {
+    std::size_t topic = 0;
+    std::size_t partition = 0;
+    TopicPartition tp;
+    std::int64_t required_offset = 0;
+};
 
 }  // namespace
 
 Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::ProduceRequest request) {
     msg::ProduceResponse response;
-    const bool acks_valid = request.acks == 0 || request.acks == 1 || request.acks == -1;
+    const bool acks_valid = request.acks == 0 || request.acks == 1 || request.acks == kAcksAll;
+    std::vector<AwaitingAcks> awaiting;
+    // Every partition is appended before the first suspension (the dispatch
+    // order rule, broker/dispatch/dispatcher.h); only the acks=all wait suspends.
     response.responses.reserve(request.topic_data.size());
     for (auto& topic : request.topic_data) {
         auto& topic_out = response.responses.emplace_back();
@@ -69,7 +41,7 @@ Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& c
             auto& out = topic_out.partition_responses.emplace_back();
             out.index = partition.index;
             if (!acks_valid) {
-                out.error_code = static_cast<std::int16_t>(ErrorCode::invalid_required_acks);
+                out.error_code = to_int(ErrorCode::invalid_required_acks);
                 out.base_offset = -1;
                 continue;
             }
@@ -77,24 +49,31 @@ Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& c
             limits.produce_version = ctx.version();
             limits.max_message_bytes = broker.topic_max_message_bytes(topic.name);
             wire::ByteSpan records = partition.records ? partition.records->bytes() : wire::ByteSpan{};
-            storage::TopicPartition tp{topic.name, partition.index};
-            if (auto log = broker.partitions.find(tp); log && log->config().cleanup_compact && !records.empty()) {
-                if (auto errors = unkeyed_record_errors(tp, records); !errors.empty()) {
-                    out.error_code = static_cast<std::int16_t>(ErrorCode::invalid_record);
-                    out.base_offset = -1;
-                    out.log_start_offset = log->log_start_offset();
-                    out.error_message = record_errors_message(errors);
-                    out.record_errors = std::move(errors);
-                    continue;
-                }
-            }
-            auto result = broker.partitions.produce({topic.name, partition.index}, records, limits);
-            out.error_code = static_cast<std::int16_t>(result.error);
+            TopicPartition tp{topic.name, partition.index};
+            auto result = broker.partitions.produce(tp, records, limits);
+            out.error_code = to_int(result.error);
             out.base_offset = result.base_offset;
             out.log_append_time_ms = result.log_append_time;
             out.log_start_offset = result.log_start_offset;
-            if (result.error != ErrorCode::none && !result.error_message.empty()) out.error_message = result.error_message;
+            if (result.error != ErrorCode::none && !result.error_message.empty())
+                out.error_message = result.error_message;
+            for (auto& e : result.record_errors) {
+                auto& record_error = out.record_errors.emplace_back();
+                record_error.batch_index = e.batch_index;
+                record_error.batch_index_error_message = std::move(e.message);
+            }
+            if (request.acks == kAcksAll && result.error == ErrorCode::none)
+                awaiting.push_back({response.responses.size() - 1, topic_out.partition_responses.size() - 1,
+                                    std::move(tp), result.last_offset + 1});
         }
+    }
+    // Kafka's DelayedProduce: a partition not replicated in time keeps its
+    // offsets and reports REQUEST_TIMED_OUT.
+    const auto deadline = ctx.received + std::chrono::milliseconds(std::max<std::int32_t>(request.timeout_ms, 0));
+    for (const auto& a : awaiting) {
+        auto error = co_await broker.partitions.wait_for_high_watermark(a.tp, a.required_offset, deadline);
+        if (error != ErrorCode::none)
+            response.responses[a.topic].partition_responses[a.partition].error_code = to_int(error);
     }
     co_return response;
 }

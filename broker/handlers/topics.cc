@@ -18,8 +18,6 @@ namespace {
 
 constexpr std::string_view kClusterMetadataTopic = "__cluster_metadata";
 
-std::int16_t code(metadata::ErrorCode e) { return static_cast<std::int16_t>(e); }
-
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
     std::string out;
     for (const auto& i : items) {
@@ -34,27 +32,29 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 using CreateResult = msg::CreateTopicsResponse::CreatableTopicResult;
 
 // The checks ZkAdminManager.createTopics makes before AdminZkClient's, in its
-// order; the rest (name, collisions, assignment shape, configs) is the store's.
+// order; every store then runs the rest (name, collisions, assignment shape,
+// configs: metadata::validate_new_topic).
 metadata::Status precheck(const metadata::MetadataSnapshot& snapshot,
                           const msg::CreateTopicsRequest::CreatableTopic& t, const metadata::NewTopic& resolved) {
-    using metadata::ErrorCode;
     using metadata::Status;
-    if (snapshot.topic(t.name)) return Status::failure(ErrorCode::TopicAlreadyExists, "Topic '" + t.name + "' already exists.");
+    if (snapshot.topic(t.name))
+        return Status::failure(ErrorCode::topic_already_exists, "Topic '" + t.name + "' already exists.");
     std::vector<std::string> null_configs;
     for (const auto& c : t.configs)
         if (!c.value) null_configs.push_back(c.name);
     if (!null_configs.empty())
-        return Status::failure(ErrorCode::InvalidConfig, "Null value not supported for topic configs: " + join(null_configs, ","));
+        return Status::failure(ErrorCode::invalid_config,
+                               "Null value not supported for topic configs: " + join(null_configs, ","));
     if ((t.num_partitions != -1 || t.replication_factor != -1) && !t.assignments.empty())
-        return Status::failure(ErrorCode::InvalidRequest,
+        return Status::failure(ErrorCode::invalid_request,
                                "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.");
     if (t.assignments.empty()) {
         if (resolved.num_partitions <= 0)
-            return Status::failure(ErrorCode::InvalidPartitions, "Number of partitions must be larger than 0.");
+            return Status::failure(ErrorCode::invalid_partitions, "Number of partitions must be larger than 0.");
         if (resolved.replication_factor <= 0)
-            return Status::failure(ErrorCode::InvalidReplicationFactor, "Replication factor must be larger than 0.");
+            return Status::failure(ErrorCode::invalid_replication_factor, "Replication factor must be larger than 0.");
         if (resolved.replication_factor > static_cast<std::int32_t>(snapshot.brokers.size()))
-            return Status::failure(ErrorCode::InvalidReplicationFactor,
+            return Status::failure(ErrorCode::invalid_replication_factor,
                                    "Replication factor: " + std::to_string(resolved.replication_factor) +
                                        " larger than available brokers: " + std::to_string(snapshot.brokers.size()) + ".");
     }
@@ -112,7 +112,7 @@ void reset_created(CreateResult& out) {
 
 using DeleteResult = msg::DeleteTopicsResponse::DeletableTopicResult;
 
-DeleteResult delete_result(std::optional<std::string> name, const wire::Uuid& id, ErrorCode error) {
+DeleteResult delete_result(std::optional<std::string> name, const Uuid& id, ErrorCode error) {
     DeleteResult r;
     r.name = std::move(name);
     r.topic_id = id;
@@ -125,20 +125,22 @@ DeleteResult delete_result(std::optional<std::string> name, const wire::Uuid& id
 using PartitionsResult = msg::CreatePartitionsResponse::CreatePartitionsTopicResult;
 
 // ZkAdminManager.createPartitions' own checks, in its order; the store checks
-// the rest (replication factor of each new partition, placement).
+// the rest (metadata::validate_new_partitions: replication factor of each new
+// partition, brokers for placement).
 metadata::Status precheck_partitions(const metadata::MetadataSnapshot& snapshot,
                                      const msg::CreatePartitionsRequest::CreatePartitionsTopic& t) {
-    using metadata::ErrorCode;
     using metadata::Status;
     auto info = snapshot.topic(t.name);
-    if (!info) return Status::failure(ErrorCode::UnknownTopicOrPartition, "The topic '" + t.name + "' does not exist.");
+    if (!info)
+        return Status::failure(ErrorCode::unknown_topic_or_partition, "The topic '" + t.name + "' does not exist.");
     const auto existing = static_cast<std::int32_t>(info->partitions.size());
     if (t.count < existing)
-        return Status::failure(ErrorCode::InvalidPartitions, "Topic currently has " + std::to_string(existing) +
+        return Status::failure(ErrorCode::invalid_partitions, "Topic currently has " + std::to_string(existing) +
                                                                  " partitions, which is higher than the requested " +
                                                                  std::to_string(t.count) + ".");
     if (t.count == existing)
-        return Status::failure(ErrorCode::InvalidPartitions, "Topic already has " + std::to_string(existing) + " partitions.");
+        return Status::failure(ErrorCode::invalid_partitions,
+                               "Topic already has " + std::to_string(existing) + " partitions.");
     if (t.assignments) {
         std::vector<std::string> unknown;
         std::set<std::int32_t> reported;
@@ -146,11 +148,11 @@ metadata::Status precheck_partitions(const metadata::MetadataSnapshot& snapshot,
             for (auto id : a.broker_ids)
                 if (!snapshot.broker(id) && reported.insert(id).second) unknown.push_back(std::to_string(id));
         if (!unknown.empty())
-            return Status::failure(ErrorCode::InvalidReplicaAssignment,
+            return Status::failure(ErrorCode::invalid_replica_assignment,
                                    "Unknown broker(s) in replica assignment: " + join(unknown, ", ") + ".");
         const auto increment = t.count - existing;
         if (static_cast<std::int32_t>(t.assignments->size()) != increment)
-            return Status::failure(ErrorCode::InvalidReplicaAssignment,
+            return Status::failure(ErrorCode::invalid_replica_assignment,
                                    "Increasing the number of partitions by " + std::to_string(increment) + " but " +
                                        std::to_string(t.assignments->size()) + " assignments provided.");
     }
@@ -188,17 +190,17 @@ Task<msg::CreateTopicsResponse> handle(BrokerContext& broker, const RequestConte
             result.error = s.error;
             result.message = s.message;
         } else {
-            result = broker.metadata.create_topic(resolved, validate_only);
+            result = co_await broker.metadata.create_topic(resolved, validate_only);
         }
         if (!result.ok()) {
-            out.error_code = code(result.error);
+            out.error_code = to_int(result.error);
             out.error_message = result.message;
             reset_created(out);
             continue;
         }
         fill_created(out, broker, resolved);
         if (!validate_only) {
-            out.topic_id = to_wire(result.topic_id);
+            out.topic_id = result.topic_id;
             if (request.timeout_ms <= 0) {
                 out.error_code = to_int(ErrorCode::request_timed_out);
                 reset_created(out);
@@ -225,7 +227,7 @@ Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestConte
         co_return response;
     }
     const bool name_and_id = std::any_of(request.topics.begin(), request.topics.end(),
-                                         [](const auto& t) { return t.name && t.topic_id != wire::Uuid{}; });
+                                         [](const auto& t) { return t.name && !t.topic_id.is_zero(); });
     if (name_and_id) {
         // Kafka rejects the whole request ("Topic name and topic ID can not both be specified.").
         for (const auto& t : request.topics)
@@ -237,8 +239,8 @@ Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestConte
     std::map<std::string, std::vector<std::size_t>, std::less<>> to_delete;  // name -> result indexes
     for (const auto& t : request.topics) {
         std::optional<std::string> name = t.name;
-        if (t.topic_id != wire::Uuid{}) {
-            auto info = snapshot->topic_by_id(from_wire(t.topic_id));
+        if (!t.topic_id.is_zero()) {
+            auto info = snapshot->topic_by_id(t.topic_id);
             name = info ? std::optional<std::string>(info->name) : std::nullopt;
         }
         if (!name) {
@@ -251,12 +253,12 @@ Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestConte
         }
     }
     for (const auto& [name, indexes] : to_delete) {
-        auto status = broker.metadata.delete_topic(name);
+        auto status = co_await broker.metadata.delete_topic(name);
         for (auto i : indexes) {
             auto& r = response.responses[i];
             if (!status.ok()) {
-                r.error_code = code(status.error);
-                if (status.error != metadata::ErrorCode::UnknownTopicOrPartition) r.error_message = status.message;
+                r.error_code = to_int(status.error);
+                if (status.error != ErrorCode::unknown_topic_or_partition) r.error_message = status.message;
             } else if (request.timeout_ms <= 0) {
                 r.error_code = to_int(ErrorCode::request_timed_out);
             }
@@ -286,10 +288,11 @@ Task<msg::CreatePartitionsResponse> handle(BrokerContext& broker, const RequestC
             std::vector<std::vector<std::int32_t>> assignments;
             if (t.assignments)
                 for (const auto& a : *t.assignments) assignments.push_back(a.broker_ids);
-            status = broker.metadata.create_partitions(t.name, t.count, assignments, request.validate_only);
+            status = co_await broker.metadata.create_partitions(t.name, t.count, std::move(assignments),
+                                                                request.validate_only);
         }
         if (!status.ok()) {
-            out.error_code = code(status.error);
+            out.error_code = to_int(status.error);
             out.error_message = status.message;
         } else if (!request.validate_only && request.timeout_ms <= 0) {
             out.error_code = to_int(ErrorCode::request_timed_out);

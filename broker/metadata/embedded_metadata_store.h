@@ -14,54 +14,66 @@ namespace weir::metadata {
 // dir), rewritten atomically on every change. This broker is the only live
 // broker and the controller; every replica list is [itself], epoch 0.
 class EmbeddedMetadataStore final : public MetadataStore {
- public:
-  static constexpr std::string_view kFileName = "weir-metadata.json";
+public:
+    static constexpr std::string_view kFileName = "weir-metadata.json";
 
-  struct Options {
-    std::filesystem::path dir;
-    BrokerInfo local_broker;  // id, advertised endpoints, rack
-  };
+    struct Options {
+        std::filesystem::path dir;
+        BrokerInfo local_broker;  // id, advertised endpoints, rack
+    };
 
-  // Loads the state (creating dir and a fresh cluster id on first start).
-  // Throws MetadataStoreError if the file is corrupt or was written by a
-  // broker with another id.
-  explicit EmbeddedMetadataStore(Options options);
+    // Loads the state (creating dir and a fresh cluster id on first start).
+    // Throws MetadataStoreError if the file is corrupt or was written by a
+    // broker with another id.
+    explicit EmbeddedMetadataStore(Options options);
 
-  std::shared_ptr<const MetadataSnapshot> snapshot() const override;
-  int32_t local_broker_id() const override { return local_.id; }
+    std::shared_ptr<const MetadataSnapshot> snapshot() const override;
+    std::int32_t local_broker_id() const override { return local_.id; }
 
-  CreateTopicResult create_topic(const NewTopic& topic, bool validate_only) override;
-  Status delete_topic(std::string_view name) override;
-  Status create_partitions(std::string_view name, int32_t new_total,
-                           const std::vector<std::vector<int32_t>>& assignments, bool validate_only) override;
-  Status alter_topic_configs(std::string_view name, const config::ConfigMap& configs, bool validate_only) override;
-  Status alter_broker_configs(std::optional<int32_t> broker_id, const config::ConfigMap& configs) override;
+    // Each completes without suspending: the change is durable and notified
+    // when the co_await returns, before anything else runs on the thread.
+    Task<CreateTopicResult> create_topic(NewTopic topic, bool validate_only) override;
+    Task<Status> delete_topic(std::string name) override;
+    Task<Status> create_partitions(std::string name, std::int32_t new_total,
+                                   std::vector<std::vector<std::int32_t>> assignments, bool validate_only) override;
+    Task<Status> alter_topic_configs(std::string name, config::ConfigMap configs, bool validate_only) override;
+    Task<Status> alter_broker_configs(std::optional<std::int32_t> broker_id, config::ConfigMap configs) override;
 
-  ListenerId add_listener(ChangeListener listener) override;
-  void remove_listener(ListenerId id) override;
+    ListenerId add_listener(ChangeListener listener) override;
+    void remove_listener(ListenerId id) override;
 
-  const std::filesystem::path& file_path() const noexcept { return file_; }
+    const std::filesystem::path& file_path() const noexcept { return file_; }
 
- private:
-  using Snapshot = std::shared_ptr<const MetadataSnapshot>;
+private:
+    using Snapshot = std::shared_ptr<const MetadataSnapshot>;
 
-  // Writes `next` to disk, then publishes it and notifies. Returns the
-  // failure status if the write failed (state unchanged).
-  Status commit(std::shared_ptr<MetadataSnapshot> next, const MetadataChange& change);
-  void persist(const MetadataSnapshot& s) const;
+    // The mutations, done at once.
+    CreateTopicResult create_topic_now(const NewTopic& topic, bool validate_only);
+    Status delete_topic_now(std::string_view name);
+    Status create_partitions_now(std::string_view name, std::int32_t new_total,
+                                 const std::vector<std::vector<std::int32_t>>& assignments, bool validate_only);
+    Status alter_topic_configs_now(std::string_view name, const config::ConfigMap& configs, bool validate_only);
+    Status alter_broker_configs_now(std::optional<std::int32_t> broker_id, const config::ConfigMap& configs);
 
-  const BrokerInfo local_;
-  const std::filesystem::path file_;
+    // Writes `next` to disk, then publishes it and notifies. Returns the
+    // failure status if the write failed (state unchanged).
+    Status commit(std::shared_ptr<MetadataSnapshot> next, const MetadataChange& change);
+    void persist(const MetadataSnapshot& s) const;
 
-  // Serialises mutations, their file writes and their notifications.
-  // Recursive so a listener may mutate the store.
-  std::recursive_mutex write_mutex_;
-  mutable std::mutex snapshot_mutex_;
-  Snapshot snapshot_;
+    const BrokerInfo local_;
+    const std::filesystem::path file_;
 
-  std::mutex listeners_mutex_;
-  std::vector<std::pair<ListenerId, std::shared_ptr<ChangeListener>>> listeners_;
-  ListenerId next_listener_id_ = 1;
+    // Serialises mutations, their file writes and their notifications.
+    // Recursive because a mutation a listener starts runs inside the
+    // notification (co_spawn runs a coroutine at once, up to its first
+    // suspension, and this store's mutations never suspend).
+    std::recursive_mutex write_mutex_;
+    mutable std::mutex snapshot_mutex_;
+    Snapshot snapshot_;
+
+    std::mutex listeners_mutex_;
+    std::vector<std::pair<ListenerId, std::shared_ptr<ChangeListener>>> listeners_;
+    ListenerId next_listener_id_ = 1;
 };
 
 }  // namespace weir::metadata

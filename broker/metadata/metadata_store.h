@@ -1,9 +1,11 @@
 #pragma once
 
+#include <boost/asio/awaitable.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,78 +14,83 @@
 
 namespace weir::metadata {
 
+template <typename T>
+using Task = boost::asio::awaitable<T>;
+
 // Cluster metadata: brokers, controller, topics, partitions, topic configs,
 // dynamic broker configs.
 // Backends: EmbeddedMetadataStore (single node, JSON file) and, later,
 // ZooKeeper. Implementations are thread-safe. Reads return immutable
-// snapshots; mutations return Kafka error codes and messages. A mutation may
-// block (the ZooKeeper backend waits for ZooKeeper).
+// snapshots at once. Mutations are coroutines that answer Kafka error codes
+// and messages: the broker's network runs on one I/O thread, so a backend that
+// waits for someone else (ZooKeeper) suspends the request that asked instead
+// of blocking every connection. The embedded store completes without
+// suspending. The checks every backend makes are in topic_validation.h.
+// Mutations take their arguments by value: a suspended coroutine must not
+// refer to its caller's temporaries.
 class MetadataStore {
- public:
-  using ChangeListener = std::function<void(const MetadataChange&)>;
-  using ListenerId = uint64_t;
+public:
+    using ChangeListener = std::function<void(const MetadataChange&)>;
+    using ListenerId = std::uint64_t;
 
-  virtual ~MetadataStore() = default;
+    virtual ~MetadataStore() = default;
 
-  // The current state, consistent across all its parts.
-  virtual std::shared_ptr<const MetadataSnapshot> snapshot() const = 0;
+    // The current state, consistent across all its parts.
+    virtual std::shared_ptr<const MetadataSnapshot> snapshot() const = 0;
 
-  // This broker's id.
-  virtual int32_t local_broker_id() const = 0;
+    // This broker's id.
+    virtual std::int32_t local_broker_id() const = 0;
 
-  // Creates a topic: validates the name (INVALID_TOPIC_EXCEPTION), existence
-  // (TOPIC_ALREADY_EXISTS), partitions (INVALID_PARTITIONS), replication
-  // factor against live brokers (INVALID_REPLICATION_FACTOR), assignment
-  // (INVALID_REPLICA_ASSIGNMENT) and configs (INVALID_CONFIG). Topic ids are
-  // random; internal names (__consumer_offsets) are flagged internal.
-  // validate_only: check everything, change nothing.
-  virtual CreateTopicResult create_topic(const NewTopic& topic, bool validate_only) = 0;
+    // Creates a topic after validate_new_topic's checks. Topic ids are random;
+    // internal names (__consumer_offsets) are flagged internal.
+    // validate_only: check everything, change nothing.
+    virtual Task<CreateTopicResult> create_topic(NewTopic topic, bool validate_only) = 0;
 
-  // UNKNOWN_TOPIC_OR_PARTITION if absent; internal topics cannot be deleted
-  // (INVALID_REQUEST).
-  virtual Status delete_topic(std::string_view name) = 0;
+    // After validate_topic_deletion's checks (unknown, internal).
+    virtual Task<Status> delete_topic(std::string name) = 0;
 
-  // Grows a topic to new_total partitions (INVALID_PARTITIONS if not larger).
-  // `assignments` is empty (automatic placement) or one replica list per new
-  // partition.
-  virtual Status create_partitions(std::string_view name, int32_t new_total,
-                                   const std::vector<std::vector<int32_t>>& assignments, bool validate_only) = 0;
+    // Grows a topic to new_total partitions, after validate_new_partitions'
+    // checks. `assignments` is empty (automatic placement) or one replica list
+    // per new partition.
+    virtual Task<Status> create_partitions(std::string name, std::int32_t new_total,
+                                           std::vector<std::vector<std::int32_t>> assignments, bool validate_only) = 0;
 
-  // Replaces the topic's overrides with `configs` (AlterConfigs semantics;
-  // IncrementalAlterConfigs merges before calling). INVALID_CONFIG if invalid.
-  virtual Status alter_topic_configs(std::string_view name, const config::ConfigMap& configs, bool validate_only) = 0;
+    // Replaces the topic's overrides with `configs` (AlterConfigs semantics;
+    // IncrementalAlterConfigs merges before calling), after
+    // validate_topic_config_change's checks.
+    virtual Task<Status> alter_topic_configs(std::string name, config::ConfigMap configs, bool validate_only) = 0;
 
-  // Replaces the dynamic configs (KIP-226) of one broker, or with nullopt the
-  // cluster-wide defaults; an empty set removes them. ZooKeeper keeps these at
-  // /config/brokers/<id> and /config/brokers/<default>. Values are stored as
-  // given: validating them needs the broker's static config, so callers run
-  // config::validate_dynamic_broker_configs first.
-  virtual Status alter_broker_configs(std::optional<int32_t> broker_id, const config::ConfigMap& configs) = 0;
+    // Replaces the dynamic configs (KIP-226) of one broker, or with nullopt the
+    // cluster-wide defaults; an empty set removes them. ZooKeeper keeps these at
+    // /config/brokers/<id> and /config/brokers/<default>. Values are stored as
+    // given: validating them needs the broker's static config, so callers run
+    // config::validate_dynamic_broker_configs first.
+    virtual Task<Status> alter_broker_configs(std::optional<std::int32_t> broker_id, config::ConfigMap configs) = 0;
 
-  // Called after each change is durable, on the thread that made it, in
-  // change order. A listener may read the store (and even mutate it, which
-  // nests a notification).
-  virtual ListenerId add_listener(ChangeListener listener) = 0;
-  virtual void remove_listener(ListenerId id) = 0;
+    // Called after each change is durable, before the mutation that made it
+    // completes, on the thread that made it, in change order. A listener may
+    // read the store; a mutation it starts (co_spawn) is its own change.
+    virtual ListenerId add_listener(ChangeListener listener) = 0;
+    virtual void remove_listener(ListenerId id) = 0;
 
-  // Conveniences over snapshot().
-  std::string cluster_id() const { return snapshot()->cluster_id; }
-  int32_t controller_id() const { return snapshot()->controller_id; }
-  std::vector<BrokerInfo> brokers() const { return snapshot()->brokers; }
-  TopicPtr topic(std::string_view name) const { return snapshot()->topic(name); }
-  TopicPtr topic_by_id(const Uuid& id) const { return snapshot()->topic_by_id(id); }
-  std::vector<TopicPtr> topics() const {
-    auto s = snapshot();
-    std::vector<TopicPtr> out;
-    out.reserve(s->topics_by_name.size());
-    for (const auto& [name, t] : s->topics_by_name) out.push_back(t);
-    return out;
-  }
+    // Conveniences over snapshot().
+    std::string cluster_id() const { return snapshot()->cluster_id; }
+    std::int32_t controller_id() const { return snapshot()->controller_id; }
+    std::vector<BrokerInfo> brokers() const { return snapshot()->brokers; }
+    TopicPtr topic(std::string_view name) const { return snapshot()->topic(name); }
+    TopicPtr topic_by_id(const Uuid& id) const { return snapshot()->topic_by_id(id); }
+    std::vector<TopicPtr> topics() const {
+        auto s = snapshot();
+        std::vector<TopicPtr> out;
+        out.reserve(s->topics_by_name.size());
+        for (const auto& [name, t] : s->topics_by_name) out.push_back(t);
+        return out;
+    }
 
- protected:
-  MetadataStore() = default;
-  MetadataStore(const MetadataStore&) = delete;
-  MetadataStore& operator=(const MetadataStore&) = delete;
+protected:
+    MetadataStore() = default;
+    MetadataStore(const MetadataStore&) = delete;
+    MetadataStore& operator=(const MetadataStore&) = delete;
 };
 
 }  // namespace weir::metadata

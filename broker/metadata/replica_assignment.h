@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "broker/metadata/metadata_types.h"
+
 namespace weir::metadata {
 
 // Kafka's rack-unaware replica placement (AdminUtils): partition p's first
@@ -10,8 +12,18 @@ namespace weir::metadata {
 // grows every n partitions. `fixed_start_index` < 0 picks start and shift at
 // random, as Kafka does; partitions are numbered from `start_partition`.
 // Requires 1 <= replication_factor <= brokers.size().
-std::vector<std::vector<int32_t>> assign_replicas(int32_t num_partitions, int32_t replication_factor,
-                                                  std::vector<int32_t> brokers, int32_t fixed_start_index = -1,
-                                                  int32_t start_partition = 0);
+std::vector<std::vector<std::int32_t>> assign_replicas(std::int32_t num_partitions, std::int32_t replication_factor,
+                                                       std::vector<std::int32_t> brokers,
+                                                       std::int32_t fixed_start_index = -1,
+                                                       std::int32_t start_partition = 0);
+
+// The replicas of the partitions that grow `topic` to `new_total`, placed as
+// Kafka's AdminZkClient.addPartitions places them: assign_replicas with the
+// topic's replication factor, continued from the broker that leads partition
+// 0, so the new partitions extend the existing round-robin. Requires
+// new_total > the topic's partitions and enough brokers for its replication
+// factor (validate_new_partitions checks both).
+std::vector<std::vector<std::int32_t>> assign_added_partitions(const TopicInfo& topic, std::int32_t new_total,
+                                                               std::vector<std::int32_t> brokers);
 
 }  // namespace weir::metadata

@@ -12,11 +12,11 @@ namespace weir::metadata {
 
 // What the embedded store keeps on disk.
 struct PersistedState {
-  std::string cluster_id;
-  int32_t broker_id = 0;
-  std::vector<TopicInfo> topics;
-  std::map<int32_t, config::ConfigMap> broker_configs;
-  config::ConfigMap default_broker_configs;
+    std::string cluster_id;
+    std::int32_t broker_id = 0;
+    std::vector<TopicInfo> topics;
+    std::map<std::int32_t, config::ConfigMap> broker_configs;
+    config::ConfigMap default_broker_configs;
 };
 
 // {"version":1,"cluster_id":...,"broker_id":...,"topics":[{"name","topic_id",

@@ -8,7 +8,7 @@ namespace weir::metadata {
 
 inline constexpr std::string_view kConsumerOffsetsTopic = "__consumer_offsets";
 inline constexpr std::string_view kTransactionStateTopic = "__transaction_state";
-inline constexpr size_t kMaxTopicNameLength = 249;
+inline constexpr std::size_t kMaxTopicNameLength = 249;
 
 // Kafka's Topic.validate: 1..249 chars of [a-zA-Z0-9._-], not "." or "..".
 // Returns Kafka's message for an invalid name.

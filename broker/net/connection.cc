@@ -22,10 +22,12 @@ Connection::Connection(asio::ip::tcp::socket socket, RequestHandler& handler, Co
       info_(std::move(info)),
       writer_wake_(socket_.get_executor()),
       reader_wake_(socket_.get_executor()),
+      barrier_done_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
       last_activity_(std::chrono::steady_clock::now()) {
     writer_wake_.expires_at(asio::steady_timer::time_point::max());
     reader_wake_.expires_at(asio::steady_timer::time_point::max());
+    barrier_done_.expires_at(asio::steady_timer::time_point::max());
     boost::system::error_code ec;
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
@@ -55,6 +57,7 @@ void Connection::close() {
     socket_.close(ec);
     writer_wake_.cancel();
     reader_wake_.cancel();
+    barrier_done_.cancel();
     idle_timer_.cancel();
 }
 
@@ -95,22 +98,40 @@ asio::awaitable<void> Connection::read_loop() {
         last_activity_ = std::chrono::steady_clock::now();
 
         auto slot = std::make_shared<Slot>();
+        auto barrier = last_barrier_.lock();
+        if (barrier && barrier->finished) barrier.reset();
+        if (handler_.is_barrier(*frame)) last_barrier_ = slot;
         pending_.push_back(slot);
-        asio::co_spawn(socket_.get_executor(), process(slot, std::move(frame)), asio::detached);
+        asio::co_spawn(socket_.get_executor(), process(slot, std::move(barrier), std::move(frame)), asio::detached);
     }
 }
 
-asio::awaitable<void> Connection::process(std::shared_ptr<Slot> slot, std::shared_ptr<const wire::Bytes> frame) {
+asio::awaitable<void> Connection::process(SlotPtr slot, SlotPtr barrier, std::shared_ptr<const wire::Bytes> frame) {
     auto self = shared_from_this();
+    // Waiting for the last barrier is enough: it waited for the one before it.
+    // Like every request read, this one runs even if the connection closes
+    // meanwhile; only its response is lost.
+    while (barrier && !barrier->finished) {
+        boost::system::error_code ec;
+        co_await barrier_done_.async_wait(asio::redirect_error(use_awaitable, ec));
+    }
+    barrier.reset();
     try {
         slot->response = co_await handler_.handle(std::move(frame), info_);
     } catch (const std::exception& e) {
         logging::warn("connection {} from {}: {}; closing", info_.id, info_.peer, e.what());
         close();
+        finish(*slot);
         co_return;
     }
     slot->done = true;
+    finish(*slot);
     writer_wake_.cancel();
+}
+
+void Connection::finish(Slot& slot) {
+    slot.finished = true;
+    barrier_done_.cancel();
 }
 
 asio::awaitable<void> Connection::write_loop() {

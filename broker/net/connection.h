@@ -1,6 +1,7 @@
 #pragma once
 // One client connection: a reader coroutine that frames requests and starts
-// each one as soon as it arrives (pipelining), and a writer coroutine that
+// each one as soon as it arrives (pipelining), except after a barrier still
+// running (see RequestHandler::is_barrier), and a writer coroutine that
 // sends responses strictly in request order. The reader stops reading while
 // too many requests or response bytes are outstanding, so a slow or stalled
 // client cannot make the broker buffer without bound.
@@ -30,14 +31,19 @@ public:
 
 private:
     struct Slot {
-        bool done = false;
+        bool done = false;      // the response is ready for the writer
+        bool finished = false;  // the handler returned or threw: what requests behind a barrier wait for
         std::optional<wire::Bytes> response;
     };
+    using SlotPtr = std::shared_ptr<Slot>;
 
     boost::asio::awaitable<void> read_loop();
     boost::asio::awaitable<void> write_loop();
     boost::asio::awaitable<void> idle_watchdog();
-    boost::asio::awaitable<void> process(std::shared_ptr<Slot> slot, std::shared_ptr<const wire::Bytes> frame);
+    // `barrier`: the last barrier that arrived before this request and was
+    // still running then (null if none); the request starts after it.
+    boost::asio::awaitable<void> process(SlotPtr slot, SlotPtr barrier, std::shared_ptr<const wire::Bytes> frame);
+    void finish(Slot& slot);
     std::size_t pending_response_bytes() const;
 
     boost::asio::ip::tcp::socket socket_;
@@ -45,9 +51,13 @@ private:
     ConnectionLimits limits_;
     ConnectionInfo info_;
     std::deque<std::shared_ptr<Slot>> pending_;
+    // The last barrier request read; weak so a finished one's response is freed
+    // once written.
+    std::weak_ptr<Slot> last_barrier_;
     // Timers used as wake-up signals between the coroutines.
     boost::asio::steady_timer writer_wake_;
     boost::asio::steady_timer reader_wake_;
+    boost::asio::steady_timer barrier_done_;  // cancelled when a barrier finishes
     boost::asio::steady_timer idle_timer_;
     std::chrono::steady_clock::time_point last_activity_;
     bool closed_ = false;

@@ -26,9 +26,7 @@ storage::LogConfig to_log_config(const config::TopicConfig& t) {
     c.retention_bytes = t.retention_bytes;
     c.flush_interval_messages = t.flush_messages;
     c.flush_interval_ms = t.flush_ms;
-    c.message_timestamp_type = t.message_timestamp_type == config::TimestampType::LogAppendTime
-                                   ? records::TimestampType::log_append_time
-                                   : records::TimestampType::create_time;
+    c.message_timestamp_type = t.message_timestamp_type;
     c.cleanup_delete = t.cleanup_policy.remove;
     c.cleanup_compact = t.cleanup_policy.compact;
     c.delete_retention_ms = t.delete_retention_ms;
@@ -89,7 +87,8 @@ void Broker::start() {
     log_options.cleaner = cleaner_options(config_);
     logs_ = std::make_unique<storage::LogManager>(std::move(log_options));
 
-    partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, config_for_topic);
+    partitions_ =
+        std::make_unique<partitions::ReplicaManager>(io_.get_executor(), *logs_, config_for_topic, config_.broker_id);
     context_ = std::make_unique<handlers::BrokerContext>(
         handlers::BrokerContext{config_, *metadata_, *partitions_, io_.get_executor()});
     context_->fetch_sessions = handlers::FetchSessionCache({.max_slots = static_cast<std::size_t>(
@@ -124,29 +123,27 @@ void Broker::start() {
 }
 
 void Broker::sync_partitions(const metadata::TopicInfo& topic) {
-    for (const auto& p : topic.partitions) {
-        bool hosted = std::find(p.replicas.begin(), p.replicas.end(), config_.broker_id) != p.replicas.end();
-        if (hosted) partitions_->ensure({topic.name, p.partition});
-    }
+    for (const auto& p : topic.partitions)
+        partitions_->apply({topic.name, p.partition}, {p.leader, p.leader_epoch, p.replicas, p.isr});
 }
 
 void Broker::on_metadata_change(const metadata::MetadataChange& change) {
     using Kind = metadata::MetadataChange::Kind;
     switch (change.kind) {
-        case Kind::TopicCreated:
-        case Kind::PartitionsAdded:
-        case Kind::PartitionStateChanged:
+        case Kind::topic_created:
+        case Kind::partitions_added:
+        case Kind::partition_state_changed:
             if (change.after) sync_partitions(*change.after);
             break;
-        case Kind::TopicDeleted:
+        case Kind::topic_deleted:
             partitions_->remove_topic(change.topic);
             break;
-        case Kind::TopicConfigsChanged:
+        case Kind::topic_configs_changed:
             partitions_->topic_config_changed(change.topic);
             break;
-        case Kind::BrokersChanged:
+        case Kind::brokers_changed:
             break;
-        case Kind::BrokerConfigsChanged:
+        case Kind::broker_configs_changed:
             // New broker defaults reach every log without its own override
             // (Kafka's DynamicLogConfig.updateLogsConfig).
             if (!change.broker_id || *change.broker_id == config_.broker_id)

@@ -13,7 +13,7 @@
 #include "broker/handlers/group_service.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/net/listener.h"
-#include "broker/partitions/partition_manager.h"
+#include "broker/partitions/replica_manager.h"
 #include "broker/storage/log_manager.h"
 
 namespace weir::server {
@@ -49,7 +49,7 @@ private:
     boost::asio::io_context io_{1};
     std::unique_ptr<metadata::MetadataStore> metadata_;
     std::unique_ptr<storage::LogManager> logs_;
-    std::unique_ptr<partitions::PartitionManager> partitions_;
+    std::unique_ptr<partitions::ReplicaManager> partitions_;
     std::unique_ptr<handlers::BrokerContext> context_;
     GroupServiceFactory group_factory_;
     std::unique_ptr<handlers::GroupService> groups_;

@@ -110,7 +110,8 @@ void LogCleanerManager::abort_all() {
     job_.reset();
 }
 
-bool LogCleanerManager::start_filthiest(const std::vector<std::shared_ptr<PartitionLog>>& logs) {
+bool LogCleanerManager::start_filthiest(const std::vector<std::shared_ptr<PartitionLog>>& logs,
+                                        const StableOffsetOf& last_stable_offset) {
     if (!options_.enabled || job_) return false;
     const auto now = clock_();
     std::shared_ptr<PartitionLog> best;
@@ -121,11 +122,12 @@ bool LogCleanerManager::start_filthiest(const std::vector<std::shared_ptr<Partit
         if (uncleanable_.contains(tp)) continue;
         auto cp = checkpoint(tp);
         auto stats = stats_of(*log, cp);
-        LogBounds bounds{log->log_start_offset(), log->last_stable_offset(), log->log_end_offset()};
+        LogBounds bounds{log->log_start_offset(), last_stable_offset ? last_stable_offset(*log) : log->log_end_offset(),
+                         log->log_end_offset()};
         auto section = find_cleanable_section(stats, bounds, cp, log->config(), now);
         if (section.checkpoint_reset) {
-            logging::warn("{}: resetting the cleaner checkpoint {} to the log start offset {}", tp.dir_name(), *cp,
-                          section.first_dirty_offset);
+            logging::warn("{}: resetting the cleaner checkpoint {} to the log start offset {}", partition_dir_name(tp),
+                          *cp, section.first_dirty_offset);
             checkpoints_[tp] = section.first_dirty_offset;
         }
         if (!worth_cleaning(section, log->config())) continue;
@@ -151,9 +153,10 @@ bool LogCleanerManager::start_filthiest(const std::vector<std::shared_ptr<Partit
     for (; it != segments.end() && it->first < best_section.first_uncleanable_offset; ++it)
         job->dirty_bases.push_back(it->first);
     job->next_offset = best_section.first_dirty_offset;
-    logging::info("{}: cleaning, dirty section [{}, {}), dirty ratio {:.2f}{}", job->tp.dir_name(),
+    logging::info("{}: cleaning, dirty section [{}, {}), dirty ratio {:.2f}{}", partition_dir_name(job->tp),
                   best_section.first_dirty_offset, best_section.first_uncleanable_offset,
-                  best_section.cleanable_ratio(), best_section.needs_compaction_now ? ", past max.compaction.lag.ms" : "");
+                  best_section.cleanable_ratio(),
+                  best_section.needs_compaction_now ? ", past max.compaction.lag.ms" : "");
     job_ = std::move(job);
     return true;
 }
@@ -162,7 +165,7 @@ std::optional<TopicPartition> LogCleanerManager::step() {
     if (!job_) return std::nullopt;
     auto& job = *job_;
     if (!job.log->is_open() || job.log->segments_generation() != job.generation || !job.log->config().cleanup_compact) {
-        logging::info("{}: log changed during cleaning, starting over later", job.tp.dir_name());
+        logging::info("{}: log changed during cleaning, starting over later", partition_dir_name(job.tp));
         abort(job.tp);
         return std::nullopt;
     }
@@ -176,7 +179,8 @@ std::optional<TopicPartition> LogCleanerManager::step() {
             return tp;
         }
     } catch (const std::exception& e) {
-        logging::error("{}: cleaning failed, marking the partition uncleanable: {}", job.tp.dir_name(), e.what());
+        logging::error("{}: cleaning failed, marking the partition uncleanable: {}", partition_dir_name(job.tp),
+                       e.what());
         uncleanable_.insert(job.tp);
         abort(job.tp);
     }
@@ -327,7 +331,7 @@ void LogCleanerManager::finish(Job& job) {
     auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.started).count();
     const auto& s = job.stats;
     logging::info("{}: cleaned [{}, {}) in {:.2f} s: {} bytes read, {} written, {} of {} records kept{}",
-                  job.tp.dir_name(), job.section.first_dirty_offset, job.end_offset, secs, s.bytes_read,
+                  partition_dir_name(job.tp), job.section.first_dirty_offset, job.end_offset, secs, s.bytes_read,
                   s.bytes_written, s.records_kept, s.records_read,
                   s.unkeyed_dropped > 0 ? fmt::format(", {} without a key dropped", s.unkeyed_dropped) : "");
     ++totals_.cleanings;

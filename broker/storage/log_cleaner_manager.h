@@ -15,6 +15,7 @@
 // log changes under it (segments deleted or truncated, the log closed,
 // compaction turned off) and starts over later.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -56,9 +57,14 @@ public:
     [[nodiscard]] bool enabled() const { return options_.enabled; }
     [[nodiscard]] bool busy() const { return job_ != nullptr; }
 
+    // The last stable offset of a log as the partition layer has it: Kafka's
+    // cleaner leaves everything from there on alone. Unset: the log end.
+    using StableOffsetOf = std::function<std::int64_t(const PartitionLog&)>;
+
     // Starts cleaning the filthiest of `logs` that is worth it (compacted,
     // open, not marked uncleanable); false if none is.
-    bool start_filthiest(const std::vector<std::shared_ptr<PartitionLog>>& logs);
+    bool start_filthiest(const std::vector<std::shared_ptr<PartitionLog>>& logs,
+                         const StableOffsetOf& last_stable_offset = {});
     // One bounded step of the cleaning in progress. Returns the log whose
     // checkpoint moved when a cleaning finished.
     std::optional<TopicPartition> step();

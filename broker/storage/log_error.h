@@ -1,20 +1,14 @@
 #pragma once
 // Errors the partition log reports. Expected outcomes (an offset outside the
-// log) are values; I/O failures are StorageError exceptions, which the broker
-// maps to KAFKA_STORAGE_ERROR.
-#include <cstdint>
+// log) are Kafka error codes (protocol/errors.h), passed up to the wire as
+// they are; I/O failures are StorageError exceptions, which the partition
+// layer maps to KAFKA_STORAGE_ERROR.
 #include <stdexcept>
 #include <string>
 
-namespace weir::storage {
+#include "protocol/errors.h"
 
-// Values are Kafka error codes so handlers can pass them through.
-enum class LogErrc : std::int16_t {
-    none = 0,
-    offset_out_of_range = 1,
-    unknown_topic_or_partition = 3,
-    kafka_storage_error = 56,
-};
+namespace weir::storage {
 
 class StorageError : public std::runtime_error {
 public:

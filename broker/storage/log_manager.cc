@@ -57,6 +57,12 @@ LogConfig LogManager::config_for(const std::string& topic) const {
     return config_for_topic_ ? config_for_topic_(topic) : LogConfig{};
 }
 
+VisibleOffsets LogManager::visible_offsets(const TopicPartition& tp, const PartitionLog& log) const {
+    if (visible_offsets_)
+        if (auto visible = visible_offsets_(tp)) return *visible;
+    return {log.log_end_offset(), log.log_end_offset()};
+}
+
 void LogManager::attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir) {
     log->set_checkpoint_hook([this, dir] { write_checkpoints(dir); });
     logs_[tp] = Entry{std::move(log), dir};
@@ -83,7 +89,7 @@ void LogManager::load_dir(std::size_t i) {
             std::filesystem::remove_all(entry.path());  // a deletion interrupted by a crash
             continue;
         }
-        auto tp = TopicPartition::parse_dir_name(name);
+        auto tp = parse_partition_dir_name(name);
         if (!tp) continue;
         if (logs_.contains(*tp))
             throw StorageError("partition " + name + " found in two log dirs: " + dirs_[logs_[*tp].dir].path.string() +
@@ -122,7 +128,7 @@ std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp
     std::size_t best = 0;
     for (std::size_t i = 1; i < counts.size(); ++i)
         if (counts[i] < counts[best]) best = i;
-    auto path = dirs_[best].path / tp.dir_name();
+    auto path = dirs_[best].path / partition_dir_name(tp);
     LoadOptions load;
     load.clock = clock_;
     auto log = std::make_shared<PartitionLog>(path, tp, config, load);
@@ -139,7 +145,8 @@ bool LogManager::remove(const TopicPartition& tp) {
     cleaner_.forget(tp);
     entry.log->set_checkpoint_hook({});
     entry.log->release();
-    auto deleted = dirs_[entry.dir].path / (tp.dir_name() + "." + random_hex32() + std::string(kDeleteDirSuffix));
+    auto deleted =
+        dirs_[entry.dir].path / (partition_dir_name(tp) + "." + random_hex32() + std::string(kDeleteDirSuffix));
     std::filesystem::rename(entry.log->dir(), deleted);
     sync_dir(dirs_[entry.dir].path);
     entry.log->destroy();
@@ -172,7 +179,8 @@ void LogManager::set_topic_config(const std::string& topic, const LogConfig& con
 
 std::size_t LogManager::enforce_retention() {
     std::size_t deleted = 0;
-    for (auto& [tp, entry] : logs_) deleted += entry.log->enforce_retention();
+    for (auto& [tp, entry] : logs_)
+        deleted += entry.log->enforce_retention(visible_offsets(tp, *entry.log).high_watermark);
     return deleted;
 }
 
@@ -208,7 +216,10 @@ bool LogManager::clean_step() {
         std::vector<std::shared_ptr<PartitionLog>> compacted;
         for (const auto& [tp, entry] : logs_)
             if (entry.log->config().cleanup_compact) compacted.push_back(entry.log);
-        if (!cleaner_.start_filthiest(compacted)) return false;
+        auto last_stable_offset = [this](const PartitionLog& log) {
+            return visible_offsets(log.topic_partition(), log).last_stable_offset;
+        };
+        if (!cleaner_.start_filthiest(compacted, last_stable_offset)) return false;
     }
     if (auto done = cleaner_.step()) {
         if (auto it = logs_.find(*done); it != logs_.end()) write_checkpoints(it->second.dir);

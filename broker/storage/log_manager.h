@@ -21,6 +21,16 @@
 
 namespace weir::storage {
 
+// How far the partition layer has made a log visible: retention deletes only
+// below the high watermark, the cleaner cleans only below the last stable
+// offset (both as in Kafka).
+struct VisibleOffsets {
+    std::int64_t high_watermark = 0;
+    std::int64_t last_stable_offset = 0;
+};
+// nullopt for a log no partition owns: all of it counts as visible.
+using VisibleOffsetsLookup = std::function<std::optional<VisibleOffsets>(const TopicPartition&)>;
+
 struct LogManagerOptions {
     std::vector<std::filesystem::path> log_dirs;
     // Config of a topic whose partitions are found on disk at startup.
@@ -55,6 +65,8 @@ public:
 
     // Applies a changed topic config to its existing partitions.
     void set_topic_config(const std::string& topic, const LogConfig& config);
+    // Set by the partition layer, which owns the high watermarks (empty: unset).
+    void set_visible_offsets(VisibleOffsetsLookup lookup) { visible_offsets_ = std::move(lookup); }
 
     // Periodic work (Kafka: log.retention.check.interval.ms, log.flush.*).
     std::size_t enforce_retention();
@@ -95,9 +107,11 @@ private:
     void write_checkpoints(std::size_t dir);
     void attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir);
     [[nodiscard]] LogConfig config_for(const std::string& topic) const;
+    [[nodiscard]] VisibleOffsets visible_offsets(const TopicPartition& tp, const PartitionLog& log) const;
 
     std::vector<Dir> dirs_;
     std::function<LogConfig(const std::string&)> config_for_topic_;
+    VisibleOffsetsLookup visible_offsets_;
     Clock clock_;
     std::map<TopicPartition, Entry> logs_;
     LogCleanerManager cleaner_;

@@ -19,9 +19,9 @@ std::optional<T> parse_digits(std::string_view s) {
 
 }  // namespace
 
-std::string TopicPartition::dir_name() const { return topic + "-" + std::to_string(partition); }
+std::string partition_dir_name(const TopicPartition& tp) { return tp.to_string(); }
 
-std::optional<TopicPartition> TopicPartition::parse_dir_name(std::string_view name) {
+std::optional<TopicPartition> parse_partition_dir_name(std::string_view name) {
     auto dash = name.rfind('-');
     if (dash == std::string_view::npos || dash == 0) return std::nullopt;
     auto partition = parse_digits<std::int32_t>(name.substr(dash + 1));

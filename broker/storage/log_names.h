@@ -2,11 +2,12 @@
 // Kafka's on-disk names: partition directories `<topic>-<partition>`, segment
 // files named by the 20-digit zero-padded base offset, deleted partitions
 // renamed to `<topic>-<partition>.<32 hex>-delete`.
-#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "protocol/topic_partition.h"
 
 namespace weir::storage {
 
@@ -18,19 +19,11 @@ inline constexpr std::string_view kCleanShutdownFile = ".kafka_cleanshutdown";
 inline constexpr std::string_view kRecoveryPointCheckpointFile = "recovery-point-offset-checkpoint";
 inline constexpr std::string_view kLogStartOffsetCheckpointFile = "log-start-offset-checkpoint";
 
-struct TopicPartition {
-    std::string topic;
-    std::int32_t partition = 0;
-
-    // `<topic>-<partition>`
-    [[nodiscard]] std::string dir_name() const;
-    // Splits at the last '-' (topic names may contain '-'); nullopt if the
-    // name is not a partition directory (e.g. a `-delete` directory).
-    static std::optional<TopicPartition> parse_dir_name(std::string_view name);
-
-    auto operator<=>(const TopicPartition&) const = default;
-    bool operator==(const TopicPartition&) const = default;
-};
+// `<topic>-<partition>`
+std::string partition_dir_name(const TopicPartition& tp);
+// Splits at the last '-' (topic names may contain '-'); nullopt if the name
+// is not a partition directory (e.g. a `-delete` directory).
+std::optional<TopicPartition> parse_partition_dir_name(std::string_view name);
 
 std::string segment_file_name(std::int64_t base_offset, std::string_view suffix);
 // The base offset of a segment file name with the given suffix, or nullopt.

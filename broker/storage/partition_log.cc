@@ -75,7 +75,7 @@ void PartitionLog::set_config(LogConfig config) { config_ = config; }
 
 void PartitionLog::load(const LoadOptions& options) {
     std::filesystem::create_directories(dir_);
-    complete_swaps(dir_, tp_.dir_name());
+    complete_swaps(dir_, partition_dir_name(tp_));
     auto now = clock_();
     std::vector<std::int64_t> bases;
     std::vector<std::filesystem::path> index_files;
@@ -108,25 +108,26 @@ void PartitionLog::load(const LoadOptions& options) {
             bool unflushed = !options.clean_shutdown && (last || next->first > options.recovery_point);
             if (unflushed) {
                 if (auto truncated = segment.recover(); truncated > 0) {
-                    logging::warn("{}: truncated {} invalid bytes at the end of {}", tp_.dir_name(), truncated,
+                    logging::warn("{}: truncated {} invalid bytes at the end of {}", partition_dir_name(tp_), truncated,
                                   segment.log_path().string());
                     // Everything after a torn batch is unreachable.
                     while (std::next(it) != segments_.end()) {
                         auto victim = std::prev(segments_.end());
-                        logging::warn("{}: deleting segment {} after the truncation point", tp_.dir_name(),
+                        logging::warn("{}: deleting segment {} after the truncation point", partition_dir_name(tp_),
                                       victim->second.log_path().string());
                         victim->second.remove();
                         segments_.erase(victim);
                     }
                 }
             } else if (!segment.indexes_sane()) {
-                logging::warn("{}: rebuilding missing or corrupt index of {}", tp_.dir_name(),
+                logging::warn("{}: rebuilding missing or corrupt index of {}", partition_dir_name(tp_),
                               segment.log_path().string());
                 if (auto truncated = segment.recover(); truncated > 0)
-                    logging::warn("{}: truncated {} invalid bytes of {}", tp_.dir_name(), truncated,
+                    logging::warn("{}: truncated {} invalid bytes of {}", partition_dir_name(tp_), truncated,
                                   segment.log_path().string());
             } else if (last && !segment.load_tail()) {
-                logging::warn("{}: invalid tail in {}, recovering", tp_.dir_name(), segment.log_path().string());
+                logging::warn("{}: invalid tail in {}, recovering", partition_dir_name(tp_),
+                              segment.log_path().string());
                 segment.recover();
             }
         }
@@ -136,7 +137,6 @@ void PartitionLog::load(const LoadOptions& options) {
 
     log_end_offset_ = active().next_offset();
     log_start_offset_ = std::max(options.log_start_offset, segments_.begin()->first);
-    high_watermark_ = log_end_offset_;
     recovery_point_ = options.clean_shutdown ? log_end_offset_ : std::min(options.recovery_point, log_end_offset_);
     last_flush_ms_ = now;
     if (log_start_offset_ > log_end_offset_) {
@@ -190,8 +190,6 @@ AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
     unflushed_messages_ += result.record_count;
     if (unflushed_messages_ >= config_.flush_interval_messages || now - last_flush_ms_ >= config_.flush_interval_ms)
         flush();
-    if (hwm_follows_leo_) high_watermark_ = log_end_offset_;
-    notify_listeners();
     return result;
 }
 
@@ -236,22 +234,20 @@ void PartitionLog::flush_if_due() {
 ReadResult PartitionLog::read(std::int64_t offset, const ReadOptions& options) const {
     ReadResult r;
     if (state_ == State::deleted) {
-        r.error = LogErrc::unknown_topic_or_partition;
+        r.error = ErrorCode::unknown_topic_or_partition;
         return r;
     }
     if (state_ == State::closed) {
-        r.error = LogErrc::kafka_storage_error;
+        r.error = ErrorCode::kafka_storage_error;
         return r;
     }
-    r.high_watermark = high_watermark_;
-    r.last_stable_offset = last_stable_offset();
     r.log_start_offset = log_start_offset_;
     r.log_end_offset = log_end_offset_;
     if (offset < log_start_offset_ || offset > log_end_offset_) {
-        r.error = LogErrc::offset_out_of_range;
+        r.error = ErrorCode::offset_out_of_range;
         return r;
     }
-    auto max_offset = std::min(options.max_offset.value_or(high_watermark_), log_end_offset_);
+    auto max_offset = std::min(options.max_offset, log_end_offset_);
     if (offset >= max_offset) return r;
     auto it = segments_.upper_bound(offset);
     if (it != segments_.begin()) --it;
@@ -267,18 +263,6 @@ ReadResult PartitionLog::read(std::int64_t offset, const ReadOptions& options) c
         if (bound) break;
     }
     return r;
-}
-
-void PartitionLog::set_high_watermark_follows_log_end(bool follows) {
-    hwm_follows_leo_ = follows;
-    if (follows) set_high_watermark(log_end_offset_);
-}
-
-void PartitionLog::set_high_watermark(std::int64_t offset) {
-    auto clamped = std::clamp(offset, log_start_offset_, log_end_offset_);
-    bool advanced = clamped > high_watermark_;
-    high_watermark_ = clamped;
-    if (advanced) notify_listeners();
 }
 
 std::optional<FoundRecord> PartitionLog::offset_for_timestamp(std::int64_t timestamp) const {
@@ -317,20 +301,19 @@ std::size_t PartitionLog::delete_old_segments(Pred predicate) {
 
 void PartitionLog::set_log_start_offset(std::int64_t offset) {
     log_start_offset_ = offset;
-    high_watermark_ = std::max(high_watermark_, log_start_offset_);
     notify_checkpoint();
 }
 
-LogErrc PartitionLog::delete_records_before(std::int64_t offset) {
+ErrorCode PartitionLog::delete_records_before(std::int64_t offset) {
     ensure_open();
-    if (offset < 0 || offset > high_watermark_) return LogErrc::offset_out_of_range;
-    if (offset <= log_start_offset_) return LogErrc::none;
+    if (offset < 0 || offset > log_end_offset_) return ErrorCode::offset_out_of_range;
+    if (offset <= log_start_offset_) return ErrorCode::none;
     set_log_start_offset(offset);
     delete_old_segments([&](const Segment&, std::int64_t next_base) { return next_base <= log_start_offset_; });
-    return LogErrc::none;
+    return ErrorCode::none;
 }
 
-std::size_t PartitionLog::enforce_retention() {
+std::size_t PartitionLog::enforce_retention(std::int64_t high_watermark) {
     if (state_ != State::open) return 0;
     auto now = clock_();
     std::size_t deleted =
@@ -341,14 +324,14 @@ std::size_t PartitionLog::enforce_retention() {
     if (!config_.cleanup_delete) return deleted;
     if (config_.retention_ms >= 0) {
         deleted += delete_old_segments([&](const Segment& s, std::int64_t next_base) {
-            return next_base <= high_watermark_ && now - s.largest_timestamp() > config_.retention_ms;
+            return next_base <= high_watermark && now - s.largest_timestamp() > config_.retention_ms;
         });
     }
     if (config_.retention_bytes >= 0) {
         auto excess = static_cast<std::int64_t>(size_bytes()) - config_.retention_bytes;
         deleted += delete_old_segments([&](const Segment& s, std::int64_t next_base) {
             auto size = static_cast<std::int64_t>(s.size());
-            if (next_base > high_watermark_ || excess - size < 0) return false;
+            if (next_base > high_watermark || excess - size < 0) return false;
             excess -= size;
             return true;
         });
@@ -374,8 +357,6 @@ void PartitionLog::truncate_to(std::int64_t offset) {
     else segment.load_tail();  // nothing to cut; was a middle segment, learn its end
     segment.make_active();
     log_end_offset_ = segment.next_offset();
-    high_watermark_ = std::min(high_watermark_, log_end_offset_);
-    if (hwm_follows_leo_) high_watermark_ = log_end_offset_;
     recovery_point_ = std::min(recovery_point_, log_end_offset_);
 }
 
@@ -389,7 +370,6 @@ void PartitionLog::truncate_fully_and_start_at(std::int64_t offset) {
     segments_.emplace(offset, std::move(segment));
     log_end_offset_ = offset;
     log_start_offset_ = offset;
-    high_watermark_ = offset;
     recovery_point_ = offset;
     notify_checkpoint();
 }
@@ -419,7 +399,8 @@ void PartitionLog::replace_segments(std::span<const std::int64_t> old_bases, Cle
         throw StorageError("cleaned segment " + std::to_string(cleaned.base_offset()) + " does not start its group");
     for (auto base : old_bases)
         if (!segments_.contains(base) || base == segments_.rbegin()->first)
-            throw StorageError("segment " + std::to_string(base) + " of " + tp_.dir_name() + " cannot be replaced");
+            throw StorageError("segment " + std::to_string(base) + " of " + partition_dir_name(tp_) +
+                               " cannot be replaced");
     cleaned.mark_swap();
     ++segments_generation_;
     for (auto base : old_bases) {
@@ -450,32 +431,12 @@ std::vector<std::int64_t> PartitionLog::segment_base_offsets() const {
     return out;
 }
 
-std::uint64_t PartitionLog::add_append_listener(Listener listener) {
-    auto id = next_listener_id_++;
-    listeners_.emplace(id, std::move(listener));
-    return id;
-}
-
-void PartitionLog::remove_append_listener(std::uint64_t id) { listeners_.erase(id); }
-
-void PartitionLog::notify_listeners() {
-    std::vector<std::uint64_t> ids;
-    ids.reserve(listeners_.size());
-    for (const auto& [id, listener] : listeners_) ids.push_back(id);
-    for (auto id : ids) {
-        auto it = listeners_.find(id);
-        if (it == listeners_.end()) continue;
-        auto listener = it->second;  // a copy: the listener may remove itself
-        listener();
-    }
-}
-
 void PartitionLog::notify_checkpoint() const {
     if (checkpoint_hook_) checkpoint_hook_();
 }
 
 void PartitionLog::ensure_open() const {
-    if (state_ != State::open) throw StorageError("partition log " + tp_.dir_name() + " is not open");
+    if (state_ != State::open) throw StorageError("partition log " + partition_dir_name(tp_) + " is not open");
 }
 
 }  // namespace weir::storage

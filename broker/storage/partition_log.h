@@ -2,9 +2,14 @@
 // The log of one partition: a directory of segments. Owns offset assignment,
 // segment rolls, reads, offset/timestamp lookups, retention, truncation and
 // crash recovery at open. Single-threaded, like the broker's handlers.
+//
+// The high watermark and last stable offset are not the log's: the partition
+// layer (broker/partitions) owns them and passes them in where the log must
+// respect them (the read bound, retention, the cleaner).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -39,26 +44,22 @@ struct AppendResult {
 
 struct ReadOptions {
     std::size_t max_bytes = 1024 * 1024;
-    // Exclusive upper bound; default the high watermark (a consumer's view).
-    // Replica fetches pass log_end_offset(), read_committed last_stable_offset().
-    std::optional<std::int64_t> max_offset;
+    // Exclusive upper bound, capped at the log end: the partition layer passes
+    // its high watermark (consumers) or last stable offset (read_committed).
+    std::int64_t max_offset = std::numeric_limits<std::int64_t>::max();
     // KIP-74: return the first batch even if it is larger than max_bytes.
     bool min_one_batch = true;
 };
 
 struct ReadResult {
-    LogErrc error = LogErrc::none;
+    ErrorCode error = ErrorCode::none;
     wire::Bytes records;  // whole batches, possibly none
-    std::int64_t high_watermark = -1;
-    std::int64_t last_stable_offset = -1;
     std::int64_t log_start_offset = -1;
     std::int64_t log_end_offset = -1;
 };
 
 class PartitionLog {
 public:
-    using Listener = std::function<void()>;
-
     // Opens (creating if needed) `dir` and recovers it as `options` says.
     // Throws StorageError on I/O failure.
     PartitionLog(std::filesystem::path dir, TopicPartition tp, LogConfig config, LoadOptions options = {});
@@ -78,7 +79,7 @@ public:
     AppendResult append(std::span<std::uint8_t> batches);
 
     // Stamped on every appended batch (KIP-101/320: consumers and followers
-    // validate their position by it). A single node leads in epoch 0.
+    // validate their position by it); the partition sets it when it becomes leader.
     void set_leader_epoch(std::int32_t epoch) { leader_epoch_ = epoch; }
     [[nodiscard]] std::int32_t leader_epoch() const { return leader_epoch_; }
 
@@ -87,31 +88,22 @@ public:
 
     [[nodiscard]] std::int64_t log_start_offset() const { return log_start_offset_; }
     [[nodiscard]] std::int64_t log_end_offset() const { return log_end_offset_; }
-    [[nodiscard]] std::int64_t high_watermark() const { return high_watermark_; }
-    // No transactions yet: equal to the high watermark.
-    [[nodiscard]] std::int64_t last_stable_offset() const { return high_watermark_; }
     [[nodiscard]] std::int64_t recovery_point() const { return recovery_point_; }
-
-    // Single node: the high watermark follows the log end. Replication turns
-    // that off and sets it explicitly (clamped to [log start, log end]).
-    void set_high_watermark_follows_log_end(bool follows);
-    void set_high_watermark(std::int64_t offset);
 
     // ListOffsets. By timestamp: first record with timestamp >= ts (nullopt if none).
     [[nodiscard]] std::optional<FoundRecord> offset_for_timestamp(std::int64_t timestamp) const;
-    // No epoch history yet: the ends of the log belong to the current epoch.
-    [[nodiscard]] FoundRecord earliest() const { return {log_start_offset_, -1, leader_epoch_}; }
-    [[nodiscard]] FoundRecord latest() const { return {high_watermark_, -1, leader_epoch_}; }
     // -3 (KIP-734): the record with the largest timestamp (first of equals).
     [[nodiscard]] std::optional<FoundRecord> max_timestamp() const;
 
-    // DeleteRecords: moves the log start offset up to `offset` (<= high
-    // watermark, else OFFSET_OUT_OF_RANGE) and deletes whole segments below it.
-    LogErrc delete_records_before(std::int64_t offset);
+    // DeleteRecords: moves the log start offset up to `offset` (<= log end,
+    // else OFFSET_OUT_OF_RANGE; the partition layer bounds it by its high
+    // watermark first) and deletes whole segments below it.
+    ErrorCode delete_records_before(std::int64_t offset);
     // retention.ms / retention.bytes (cleanup.policy delete only) and segments
-    // below the log start offset; never deletes the active segment. Returns
-    // the number of segments deleted.
-    std::size_t enforce_retention();
+    // below the log start offset; never deletes the active segment, nor one
+    // holding offsets at or above `high_watermark` (Kafka's: only committed
+    // data ages out). Returns the number of segments deleted.
+    std::size_t enforce_retention(std::int64_t high_watermark);
     // Removes everything from `offset` on (replication divergence).
     void truncate_to(std::int64_t offset);
     // Deletes all segments; the log restarts empty at `offset`.
@@ -145,10 +137,6 @@ public:
     // the first of which has its base offset, crash-safely (see CleanedSegment).
     void replace_segments(std::span<const std::int64_t> old_bases, CleanedSegment cleaned);
 
-    // Called after every append and high watermark advance (the fetch layer
-    // wakes parked fetches). A listener may remove itself or others.
-    std::uint64_t add_append_listener(Listener listener);
-    void remove_append_listener(std::uint64_t id);
     // Called when the log start offset or recovery point moves (the owner
     // rewrites its checkpoint files).
     void set_checkpoint_hook(std::function<void()> hook) { checkpoint_hook_ = std::move(hook); }
@@ -166,8 +154,6 @@ private:
     template <typename Pred>
     std::size_t delete_old_segments(Pred predicate);
     void set_log_start_offset(std::int64_t offset);
-    void update_high_watermark_after_append();
-    void notify_listeners();
     void notify_checkpoint() const;
     void ensure_open() const;
 
@@ -179,14 +165,10 @@ private:
     std::int64_t log_start_offset_ = 0;
     std::int32_t leader_epoch_ = 0;
     std::int64_t log_end_offset_ = 0;
-    std::int64_t high_watermark_ = 0;
     std::int64_t recovery_point_ = 0;
-    bool hwm_follows_leo_ = true;
     std::int64_t unflushed_messages_ = 0;
     std::int64_t last_flush_ms_ = 0;
     State state_ = State::open;
-    std::map<std::uint64_t, Listener> listeners_;
-    std::uint64_t next_listener_id_ = 1;
     std::function<void()> checkpoint_hook_;
     std::uint64_t segments_generation_ = 0;
 };

@@ -3,7 +3,6 @@
 // A small, blocking, bounded-time view of librdkafka's Admin API: just what
 // `weir groups` needs, as value types.
 #include <chrono>
-#include <compare>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/topic_partition.h"
+
 struct rd_kafka_s;
 
 namespace weir::cli {
@@ -20,12 +21,6 @@ namespace weir::cli {
 class AdminError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
-};
-
-struct TopicPartition {
-    std::string topic;
-    std::int32_t partition = 0;
-    auto operator<=>(const TopicPartition&) const = default;
 };
 
 struct GroupListing {

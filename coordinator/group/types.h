@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "broker/storage/log_names.h"
 #include "messages/group_coordinator_records.h"
 #include "protocol/errors.h"
+#include "protocol/topic_partition.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::coordinator {
@@ -19,7 +19,6 @@ namespace weir::coordinator {
 using TimeMs = std::int64_t;
 // Identifies a parked JoinGroup/SyncGroup request; the driver owns the mapping.
 using RequestId = std::uint64_t;
-using storage::TopicPartition;
 
 // Kafka's classic group states; the names are what DescribeGroups/ListGroups show.
 enum class GroupState : std::uint8_t { empty, preparing_rebalance, completing_rebalance, stable, dead };

@@ -25,7 +25,7 @@ Task<msg::FindCoordinatorResponse> CoordinatorService::find_coordinator(const Ct
     msg::FindCoordinatorResponse resp;
     if (v >= 4) {
         for (const auto& key : r.coordinator_keys) {
-            auto located = locate(key, r.key_type, ctx.connection.listener);
+            auto located = co_await locate(key, r.key_type, ctx.connection.listener);
             auto& c = resp.coordinators.emplace_back();
             c.key = key;
             c.node_id = located.node_id;
@@ -39,7 +39,7 @@ Task<msg::FindCoordinatorResponse> CoordinatorService::find_coordinator(const Ct
         }
         co_return resp;
     }
-    auto located = locate(r.key, v >= 1 ? r.key_type : std::int8_t{0}, ctx.connection.listener);
+    auto located = co_await locate(r.key, v >= 1 ? r.key_type : std::int8_t{0}, ctx.connection.listener);
     resp.error_code = to_int(located.error);
     resp.node_id = located.node_id;
     resp.host = std::move(located.host);

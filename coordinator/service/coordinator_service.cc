@@ -129,8 +129,8 @@ void CoordinatorService::run(Effects effects) {
             std::vector<store::KeyValue> records{
                 {store::group_metadata_key(store.group_id), store::group_metadata_value(store.value)}};
             auto appended = append(partition_for(store.group_id), records);
-            if (appended.error == ErrorCode::none && appended.log &&
-                appended.log->high_watermark() < appended.end_offset) {
+            if (appended.error == ErrorCode::none && appended.target &&
+                appended.target->high_watermark() < appended.end_offset) {
                 asio::co_spawn(broker_.executor, finish_store(std::move(appended), store.store_id), asio::detached);
                 continue;
             }

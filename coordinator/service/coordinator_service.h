@@ -16,7 +16,7 @@
 
 #include "broker/handlers/broker_context.h"
 #include "broker/handlers/group_service.h"
-#include "broker/storage/partition_log.h"
+#include "broker/partitions/partition.h"
 #include "coordinator/group/group_manager.h"
 #include "coordinator/service/parked.h"
 #include "coordinator/store/live_records.h"
@@ -77,7 +77,7 @@ private:
     // The synchronous half of a write: appended, maybe waiting for replication.
     struct Appended {
         ErrorCode error = ErrorCode::none;
-        std::shared_ptr<storage::PartitionLog> log;
+        std::shared_ptr<partitions::Partition> target;
         std::int64_t end_offset = -1;  // high watermark needed for the write to count
         std::int32_t partition = -1;
     };
@@ -98,8 +98,8 @@ private:
     Task<void> load(std::int32_t partition, std::uint64_t epoch);
     void unload(std::int32_t partition);
     void on_metadata_change(const metadata::MetadataChange& change);
-    metadata::TopicPtr ensure_offsets_topic();
-    Located locate(const std::string& key, std::int8_t key_type, std::string_view listener);
+    Task<metadata::TopicPtr> ensure_offsets_topic();
+    Task<Located> locate(const std::string& key, std::int8_t key_type, std::string_view listener);
 
     // ---- effects and timers (coordinator_service.cc) ----
     void run(Effects effects);

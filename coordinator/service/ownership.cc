@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "broker/common/logging.h"
-#include "broker/partitions/partition_manager.h"
+#include "broker/partitions/replica_manager.h"
 #include "coordinator/service/coordinator_service.h"
 #include "coordinator/store/partitioner.h"
 #include "coordinator/store/replay.h"
@@ -18,12 +18,12 @@ namespace asio = boost::asio;
 
 namespace {
 
-storage::TopicPartition offsets_tp(std::int32_t partition) { return {std::string(store::kOffsetsTopic), partition}; }
+TopicPartition offsets_tp(std::int32_t partition) { return {std::string(store::kOffsetsTopic), partition}; }
 
 }  // namespace
 
-metadata::TopicPtr CoordinatorService::ensure_offsets_topic() {
-    if (auto topic = broker_.metadata.topic(store::kOffsetsTopic)) return topic;
+Task<metadata::TopicPtr> CoordinatorService::ensure_offsets_topic() {
+    if (auto topic = broker_.metadata.topic(store::kOffsetsTopic)) co_return topic;
     // Created on first use, like Kafka: compacted, offsets.topic.* sized.
     const auto& c = broker_.config;
     metadata::NewTopic t;
@@ -33,16 +33,16 @@ metadata::TopicPtr CoordinatorService::ensure_offsets_topic() {
     t.configs = {{"cleanup.policy", "compact"},
                  {"compression.type", "producer"},
                  {"segment.bytes", std::to_string(c.offsets_topic_segment_bytes)}};
-    auto result = broker_.metadata.create_topic(t, false);
-    if (!result.ok() && result.error != metadata::ErrorCode::TopicAlreadyExists) {
+    auto result = co_await broker_.metadata.create_topic(t, false);
+    if (!result.ok() && result.error != ErrorCode::topic_already_exists) {
         logging::warn("cannot create {}: {}", store::kOffsetsTopic, result.message);
-        return nullptr;
+        co_return nullptr;
     }
     if (result.ok())
         logging::info("created {} with {} partitions, replication factor {}", store::kOffsetsTopic, t.num_partitions,
                       t.replication_factor);
     refresh_ownership();
-    return broker_.metadata.topic(store::kOffsetsTopic);
+    co_return broker_.metadata.topic(store::kOffsetsTopic);
 }
 
 void CoordinatorService::refresh_ownership() {
@@ -67,7 +67,8 @@ void CoordinatorService::begin_load(std::int32_t partition) {
     auto& owned = owned_[partition];
     owned = OwnedPartition{};
     owned.epoch = next_epoch_++;
-    auto log = broker_.partitions.ensure(offsets_tp(partition));
+    // The broker created the partition when the metadata assigned it.
+    auto log = broker_.partitions.get(offsets_tp(partition));
     if (!log || log->log_start_offset() >= log->log_end_offset()) {
         owned.loaded = true;  // nothing to replay
         return;
@@ -84,20 +85,21 @@ Task<void> CoordinatorService::load(std::int32_t partition, std::uint64_t epoch)
     store::Replayer replay;
     store::LiveRecords live;
     std::size_t bad_records = 0;
-    auto log = broker_.partitions.find(offsets_tp(partition));
+    auto log = broker_.partitions.get(offsets_tp(partition));
     if (log) {
         std::int64_t offset = log->log_start_offset();
         const std::int64_t end = log->log_end_offset();
         while (offset < end) {
-            storage::ReadOptions options;
+            partitions::ReadOptions options;
             options.max_bytes = static_cast<std::size_t>(std::max(broker_.config.offsets_load_buffer_size, 1));
-            options.max_offset = end;
+            // Kafka's coordinator loader reads to the log end, not the high watermark.
+            options.isolation = partitions::FetchIsolation::log_end;
             auto read = log->read(offset, options);
-            if (read.error == storage::LogErrc::offset_out_of_range && offset < read.log_start_offset) {
+            if (read.error == ErrorCode::offset_out_of_range && offset < read.log_start_offset) {
                 offset = read.log_start_offset;  // the start moved (compaction) under us
                 continue;
             }
-            if (read.error != storage::LogErrc::none || read.records.empty()) break;
+            if (read.error != ErrorCode::none || read.records.empty()) break;
             try {
                 offset = store::for_each_record(read.records, offset, [&](const store::StoredRecord& r) {
                     try {
@@ -151,11 +153,11 @@ void CoordinatorService::unload(std::int32_t partition) {
 void CoordinatorService::on_metadata_change(const metadata::MetadataChange& change) {
     if (!active_) return;
     using Kind = metadata::MetadataChange::Kind;
-    if (change.topic == store::kOffsetsTopic || change.kind == Kind::BrokersChanged) {
+    if (change.topic == store::kOffsetsTopic || change.kind == Kind::brokers_changed) {
         refresh_ownership();
         return;
     }
-    if (change.kind == Kind::TopicDeleted) {
+    if (change.kind == Kind::topic_deleted) {
         // Offsets of a deleted topic would only confuse a recreated one.
         auto tombstones = core_.remove_topic_offsets(now(), change.topic);
         if (!tombstones.empty())
@@ -163,23 +165,23 @@ void CoordinatorService::on_metadata_change(const metadata::MetadataChange& chan
     }
 }
 
-CoordinatorService::Located CoordinatorService::locate(const std::string& key, std::int8_t key_type,
-                                                       std::string_view listener) {
+Task<CoordinatorService::Located> CoordinatorService::locate(const std::string& key, std::int8_t key_type,
+                                                             std::string_view listener) {
     Located out;
     if (key_type == 1) {
         out.error = ErrorCode::coordinator_not_available;
         out.message = "transactions are not supported";
-        return out;
+        co_return out;
     }
     if (key_type != 0) {
         out.error = ErrorCode::invalid_request;
         out.message = "unknown coordinator key type " + std::to_string(key_type);
-        return out;
+        co_return out;
     }
-    auto topic = ensure_offsets_topic();
+    auto topic = co_await ensure_offsets_topic();
     if (!topic || topic->partitions.empty()) {
         out.error = ErrorCode::coordinator_not_available;
-        return out;
+        co_return out;
     }
     auto p = store::partition_for(key, static_cast<std::int32_t>(topic->partitions.size()));
     auto leader = topic->partitions[static_cast<std::size_t>(p)].leader;
@@ -188,12 +190,12 @@ CoordinatorService::Located CoordinatorService::locate(const std::string& key, s
     const auto* endpoint = b ? b->endpoint(listener) : nullptr;
     if (!endpoint) {
         out.error = ErrorCode::coordinator_not_available;
-        return out;
+        co_return out;
     }
     out.node_id = leader;
     out.host = endpoint->host;
     out.port = endpoint->port;
-    return out;
+    co_return out;
 }
 
 }  // namespace weir::coordinator

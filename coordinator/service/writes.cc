@@ -4,8 +4,7 @@
 #include <boost/asio/detached.hpp>
 
 #include "broker/common/logging.h"
-#include "broker/partitions/partition_manager.h"
-#include "broker/storage/log_error.h"
+#include "broker/partitions/replica_manager.h"
 #include "coordinator/service/coordinator_service.h"
 #include "coordinator/service/error_mapping.h"
 
@@ -18,7 +17,7 @@ namespace {
 // Snapshot batches stay well below max.message.bytes.
 constexpr std::size_t kSnapshotBatchBytes = 512 * 1024;
 
-storage::TopicPartition offsets_tp(std::int32_t partition) { return {std::string(store::kOffsetsTopic), partition}; }
+TopicPartition offsets_tp(std::int32_t partition) { return {std::string(store::kOffsetsTopic), partition}; }
 
 }  // namespace
 
@@ -31,25 +30,21 @@ CoordinatorService::Appended CoordinatorService::append(std::int32_t partition,
         a.error = ErrorCode::not_leader_or_follower;
         return a;
     }
-    a.log = broker_.partitions.find(offsets_tp(partition));
-    if (!a.log) {
+    a.target = broker_.partitions.get(offsets_tp(partition));
+    if (!a.target) {
         a.error = ErrorCode::unknown_topic_or_partition;
         return a;
     }
     auto timestamp = now();
     auto batch = store::build_batch(records, timestamp);
-    try {
-        auto result = a.log->append(batch);
-        a.end_offset = result.last_offset + 1;
-    } catch (const storage::StorageError& e) {
-        logging::error("append to {}-{} failed: {}", store::kOffsetsTopic, partition, e.what());
-        a.error = ErrorCode::kafka_storage_error;
-        return a;
-    } catch (const std::exception& e) {
-        logging::error("append to {}-{} failed: {}", store::kOffsetsTopic, partition, e.what());
-        a.error = ErrorCode::unknown_server_error;
+    auto result = a.target->append(batch);
+    if (result.error != ErrorCode::none) {
+        logging::error("append to {}-{} failed: {} {}", store::kOffsetsTopic, partition, error_name(result.error),
+                       result.error_message);
+        a.error = result.error;
         return a;
     }
+    a.end_offset = result.last_offset + 1;
     for (const auto& r : records) {
         std::optional<wire::ByteSpan> value;
         if (r.value) value = wire::ByteSpan(*r.value);
@@ -59,21 +54,15 @@ CoordinatorService::Appended CoordinatorService::append(std::int32_t partition,
     return a;
 }
 
+// Kafka's coordinator runtime completes a write once the high watermark
+// covers it: here through the partition's acks=all waiter.
 Task<ErrorCode> CoordinatorService::await_replicated(Appended appended) {
-    if (appended.error != ErrorCode::none || !appended.log) co_return appended.error;
+    if (appended.error != ErrorCode::none || !appended.target) co_return appended.error;
+    if (appended.target->high_watermark() >= appended.end_offset) co_return ErrorCode::none;
+    if (broker_.stopping()) co_return ErrorCode::request_timed_out;
     auto deadline = std::chrono::steady_clock::now() +
                     std::chrono::milliseconds(std::max(broker_.config.offsets_commit_timeout_ms, 1));
-    ErrorCode result = ErrorCode::none;
-    while (appended.log->high_watermark() < appended.end_offset) {
-        if (std::chrono::steady_clock::now() >= deadline || broker_.stopping()) {
-            result = ErrorCode::request_timed_out;
-            break;
-        }
-        std::vector<std::shared_ptr<storage::PartitionLog>> logs;  // (a braced list trips GCC 12 in coroutines)
-        logs.push_back(appended.log);
-        co_await broker_.partitions.wait_for_append(std::move(logs), deadline);
-    }
-    co_return result;
+    co_return co_await appended.target->wait_for_high_watermark(appended.end_offset, deadline);
 }
 
 Task<ErrorCode> CoordinatorService::write(std::int32_t partition, std::vector<store::KeyValue> records) {
@@ -128,7 +117,7 @@ void CoordinatorService::maybe_compact(std::int32_t partition, bool force) {
     auto it = owned_.find(partition);
     if (it == owned_.end() || !it->second.loaded || !active_) return;
     OwnedPartition& owned = it->second;
-    auto log = broker_.partitions.find(offsets_tp(partition));
+    auto log = broker_.partitions.get(offsets_tp(partition));
     if (!log) return;
     // A compaction whose log start move waits for the snapshot to be replicated.
     if (owned.pending_log_start) {
@@ -159,11 +148,14 @@ void CoordinatorService::maybe_compact(std::int32_t partition, bool force) {
     }
     flush();
     std::int64_t new_start = log->log_end_offset();
-    try {
-        if (!batches.empty()) new_start = log->append(batches).base_offset;
-    } catch (const std::exception& e) {
-        logging::error("compaction of {}-{} failed: {}", store::kOffsetsTopic, partition, e.what());
-        return;
+    if (!batches.empty()) {
+        auto appended = log->append(batches);
+        if (appended.error != ErrorCode::none) {
+            logging::error("compaction of {}-{} failed: {} {}", store::kOffsetsTopic, partition,
+                           error_name(appended.error), appended.error_message);
+            return;
+        }
+        new_start = appended.base_offset;
     }
     owned.live.compacted(t);
     if (log->high_watermark() >= new_start) log->delete_records_before(new_start);

@@ -45,7 +45,7 @@ std::int64_t get_int64(wire::Reader& in) { return in.int64(); }
 std::uint16_t get_uint16(wire::Reader& in) { return in.uint16(); }
 std::uint32_t get_uint32(wire::Reader& in) { return in.uint32(); }
 double get_float64(wire::Reader& in) { return in.float64(); }
-wire::Uuid get_uuid(wire::Reader& in) { return in.uuid(); }
+Uuid get_uuid(wire::Reader& in) { return in.uuid(); }
 std::uint32_t get_uvarint(wire::Reader& in) { return in.unsigned_varint(); }
 
 void read_string_into(wire::Reader& in, bool compact, std::string& out, const char* field) {
@@ -125,7 +125,7 @@ void put_int64(wire::Writer& out, std::int64_t v) { out.int64(v); }
 void put_uint16(wire::Writer& out, std::uint16_t v) { out.uint16(v); }
 void put_uint32(wire::Writer& out, std::uint32_t v) { out.uint32(v); }
 void put_float64(wire::Writer& out, double v) { out.float64(v); }
-void put_uuid(wire::Writer& out, const wire::Uuid& v) { out.uuid(v); }
+void put_uuid(wire::Writer& out, const Uuid& v) { out.uuid(v); }
 void put_uvarint(wire::Writer& out, std::uint32_t v) { out.unsigned_varint(v); }
 
 void put_string(wire::Writer& out, bool compact, std::string_view s) {

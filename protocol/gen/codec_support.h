@@ -30,7 +30,7 @@ std::int64_t get_int64(wire::Reader& in);
 std::uint16_t get_uint16(wire::Reader& in);
 std::uint32_t get_uint32(wire::Reader& in);
 double get_float64(wire::Reader& in);
-wire::Uuid get_uuid(wire::Reader& in);
+Uuid get_uuid(wire::Reader& in);
 std::uint32_t get_uvarint(wire::Reader& in);
 
 // The *_into readers assign into existing storage (no temporaries).
@@ -68,7 +68,7 @@ void put_int64(wire::Writer& out, std::int64_t v);
 void put_uint16(wire::Writer& out, std::uint16_t v);
 void put_uint32(wire::Writer& out, std::uint32_t v);
 void put_float64(wire::Writer& out, double v);
-void put_uuid(wire::Writer& out, const wire::Uuid& v);
+void put_uuid(wire::Writer& out, const Uuid& v);
 void put_uvarint(wire::Writer& out, std::uint32_t v);
 void put_string(wire::Writer& out, bool compact, std::string_view s);
 void put_null_string(wire::Writer& out, bool compact);

@@ -26,7 +26,7 @@ FIXED = {
     "uint16": (2, "std::uint16_t"),
     "uint32": (4, "std::uint32_t"),
     "float64": (8, "double"),
-    "uuid": (16, "wire::Uuid"),
+    "uuid": (16, "weir::Uuid"),
 }
 # Names the generated functions use for parameters and locals, and the
 # static members of top-level messages: no field may take them.
@@ -225,7 +225,7 @@ class Gen:
         if f.base_type == "string":
             return f"{expr} == {init}"
         if f.base_type == "uuid":
-            return f"{expr} == wire::Uuid{{}}"
+            return f"{expr}.is_zero()"
         if f.base_type == "bool":
             return f"!{expr}" if init == "false" else expr
         return f"{expr} == {init}"
@@ -657,7 +657,7 @@ def header_for(stem, msgs, gens):
     h("#pragma once", HEADER_NOTE.format(stem=stem).rstrip(),
       "#include <cstddef>", "#include <cstdint>", "#include <limits>", "#include <optional>",
       "#include <string>", "#include <vector>", "",
-      '#include "protocol/wire/reader.h"', '#include "protocol/wire/records_data.h"',
+      '#include "protocol/uuid.h"', '#include "protocol/wire/reader.h"', '#include "protocol/wire/records_data.h"',
       '#include "protocol/wire/tagged_fields.h"', '#include "protocol/wire/writer.h"', "",
       "namespace weir::msg {", "")
     for g in gens:

@@ -29,9 +29,10 @@ inline wire::Bytes bytes(int k, int salt) {
     return {0x00, 0xff, static_cast<std::uint8_t>(k), static_cast<std::uint8_t>(salt), 0x7f};
 }
 
-inline wire::Uuid uuid(int k, int salt) {
-    wire::Uuid u{};
-    for (std::size_t i = 0; i < u.size(); ++i) u[i] = static_cast<std::uint8_t>(k * 16 + salt + static_cast<int>(i) + 1);
+inline Uuid uuid(int k, int salt) {
+    Uuid u;
+    for (std::size_t i = 0; i < u.bytes.size(); ++i)
+        u.bytes[i] = static_cast<std::uint8_t>(k * 16 + salt + static_cast<int>(i) + 1);
     return u;
 }
 

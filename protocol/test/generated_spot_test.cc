@@ -113,7 +113,7 @@ TEST(GeneratedSpot, MetadataRequestV9AndV12) {
 
     // v12: topic id first, name nullable, no cluster-operations flag.
     (*req.topics)[0].name = std::nullopt;
-    (*req.topics)[0].topic_id[15] = 7;
+    (*req.topics)[0].topic_id.bytes[15] = 7;
     Bytes expected = {0x02};
     expected.insert(expected.end(), 15, 0x00);
     expected = expected + Bytes{0x07, 0x00, 0x00, 0x01, 0x00, 0x00};

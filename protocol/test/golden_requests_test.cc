@@ -204,7 +204,7 @@ void expect_metadata_golden_topic(const msg::MetadataRequest& m) {
     ASSERT_TRUE(m.topics.has_value());
     ASSERT_EQ(m.topics->size(), 1u);
     EXPECT_EQ((*m.topics)[0].name, std::optional<std::string>("golden"));
-    EXPECT_EQ((*m.topics)[0].topic_id, wire::Uuid{});
+    EXPECT_EQ((*m.topics)[0].topic_id, Uuid{});
     EXPECT_FALSE(m.include_cluster_authorized_operations);
     EXPECT_FALSE(m.include_topic_authorized_operations);
 }

@@ -13,11 +13,14 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/uuid.h"
+
 namespace weir::wire {
 
 using Bytes = std::vector<std::uint8_t>;
 using ByteSpan = std::span<const std::uint8_t>;
-using Uuid = std::array<std::uint8_t, 16>;
+// The same type as weir::Uuid: codec code may keep naming it wire::Uuid.
+using Uuid = weir::Uuid;
 
 class DecodeError : public std::runtime_error {
 public:
@@ -50,9 +53,9 @@ public:
     bool boolean() { return uint8() != 0; }
 
     Uuid uuid() {
-        Uuid u{};
-        auto b = take(16);
-        std::memcpy(u.data(), b.data(), 16);
+        Uuid u;
+        auto b = take(u.bytes.size());
+        std::memcpy(u.bytes.data(), b.data(), u.bytes.size());
         return u;
     }
 

@@ -28,7 +28,7 @@ public:
     void uint64(std::uint64_t v) { fixed(v); }
     void float64(double v) { fixed(std::bit_cast<std::uint64_t>(v)); }
     void boolean(bool v) { out_.push_back(v ? 1 : 0); }
-    void uuid(const Uuid& u) { raw(u); }
+    void uuid(const Uuid& u) { raw(u.bytes); }
 
     void unsigned_varint(std::uint32_t v) {
         while (v >= 0x80) {

@@ -15,111 +15,111 @@ namespace {
 using ::testing::HasSubstr;
 
 CommandLine parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "weir");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return parse_command_line(static_cast<int>(args.size()), argv.data());
+    args.insert(args.begin(), "weir");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    return parse_command_line(static_cast<int>(args.size()), argv.data());
 }
 
 std::string error_of(std::vector<std::string> args) {
-  try {
-    parse(std::move(args));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+    try {
+        parse(std::move(args));
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
 }
 
 class TempDir {
- public:
-  TempDir() : path_(std::filesystem::temp_directory_path() / ("weir-cl-" + std::to_string(::getpid()))) {
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
+public:
+    TempDir() : path_(std::filesystem::temp_directory_path() / ("weir-cl-" + std::to_string(::getpid()))) {
+        std::filesystem::create_directories(path_);
+    }
+    ~TempDir() { std::filesystem::remove_all(path_); }
+    const std::filesystem::path& path() const { return path_; }
 
- private:
-  std::filesystem::path path_;
+private:
+    std::filesystem::path path_;
 };
 
 TEST(CommandLineTest, ServeWithFileAndOverrides) {
-  CommandLine cl = parse({"serve", "server.properties", "--override", "num.partitions=3", "--override=a=b=c"});
-  EXPECT_EQ(cl.command, CommandLine::Command::Serve);
-  EXPECT_EQ(cl.subcommand, "serve");
-  ASSERT_TRUE(cl.properties_file.has_value());
-  EXPECT_EQ(*cl.properties_file, "server.properties");
-  ASSERT_EQ(cl.overrides.size(), 2U);
-  EXPECT_EQ(cl.overrides[0], (std::pair<std::string, std::string>{"num.partitions", "3"}));
-  EXPECT_EQ(cl.overrides[1], (std::pair<std::string, std::string>{"a", "b=c"}));
+    CommandLine cl = parse({"serve", "server.properties", "--override", "num.partitions=3", "--override=a=b=c"});
+    EXPECT_EQ(cl.command, CommandLine::Command::serve);
+    EXPECT_EQ(cl.subcommand, "serve");
+    ASSERT_TRUE(cl.properties_file.has_value());
+    EXPECT_EQ(*cl.properties_file, "server.properties");
+    ASSERT_EQ(cl.overrides.size(), 2U);
+    EXPECT_EQ(cl.overrides[0], (std::pair<std::string, std::string>{"num.partitions", "3"}));
+    EXPECT_EQ(cl.overrides[1], (std::pair<std::string, std::string>{"a", "b=c"}));
 }
 
 TEST(CommandLineTest, ServeWithoutFile) {
-  CommandLine cl = parse({"serve", "--override", "broker.id=2"});
-  EXPECT_EQ(cl.command, CommandLine::Command::Serve);
-  EXPECT_FALSE(cl.properties_file.has_value());
-  ASSERT_EQ(cl.overrides.size(), 1U);
+    CommandLine cl = parse({"serve", "--override", "broker.id=2"});
+    EXPECT_EQ(cl.command, CommandLine::Command::serve);
+    EXPECT_FALSE(cl.properties_file.has_value());
+    ASSERT_EQ(cl.overrides.size(), 1U);
 }
 
 TEST(CommandLineTest, HelpAndVersion) {
-  EXPECT_EQ(parse({"--help"}).command, CommandLine::Command::Help);
-  EXPECT_EQ(parse({"-h"}).command, CommandLine::Command::Help);
-  EXPECT_EQ(parse({"--version"}).command, CommandLine::Command::Version);
-  CommandLine serve_help = parse({"serve", "--help"});
-  EXPECT_EQ(serve_help.command, CommandLine::Command::Help);
-  EXPECT_EQ(serve_help.subcommand, "serve");
-  EXPECT_THAT(help_text(serve_help), HasSubstr("log.dirs"));
-  EXPECT_THAT(help_text(serve_help), HasSubstr("--override"));
-  EXPECT_THAT(help_text(parse({"--help"})), HasSubstr("serve"));
-  EXPECT_THAT(version_text(), HasSubstr("weir "));
+    EXPECT_EQ(parse({"--help"}).command, CommandLine::Command::help);
+    EXPECT_EQ(parse({"-h"}).command, CommandLine::Command::help);
+    EXPECT_EQ(parse({"--version"}).command, CommandLine::Command::version);
+    CommandLine serve_help = parse({"serve", "--help"});
+    EXPECT_EQ(serve_help.command, CommandLine::Command::help);
+    EXPECT_EQ(serve_help.subcommand, "serve");
+    EXPECT_THAT(help_text(serve_help), HasSubstr("log.dirs"));
+    EXPECT_THAT(help_text(serve_help), HasSubstr("--override"));
+    EXPECT_THAT(help_text(parse({"--help"})), HasSubstr("serve"));
+    EXPECT_THAT(version_text(), HasSubstr("weir "));
 }
 
 TEST(CommandLineTest, UsageErrors) {
-  EXPECT_THAT(error_of({}), HasSubstr("missing command"));
-  EXPECT_THAT(error_of({"--bogus"}), HasSubstr("bogus"));
-  EXPECT_THAT(error_of({"serve", "a.properties", "b.properties"}), HasSubstr("weir serve"));
-  EXPECT_THAT(error_of({"serve", "--override", "novalue"}), HasSubstr("key=value"));
-  EXPECT_THAT(error_of({"serve", "--override", "=v"}), HasSubstr("key=value"));
-  EXPECT_THAT(error_of({"serve", "--override"}), HasSubstr("weir serve"));
-  EXPECT_THAT(error_of({"serve", "--frobnicate"}), HasSubstr("frobnicate"));
+    EXPECT_THAT(error_of({}), HasSubstr("missing command"));
+    EXPECT_THAT(error_of({"--bogus"}), HasSubstr("bogus"));
+    EXPECT_THAT(error_of({"serve", "a.properties", "b.properties"}), HasSubstr("weir serve"));
+    EXPECT_THAT(error_of({"serve", "--override", "novalue"}), HasSubstr("key=value"));
+    EXPECT_THAT(error_of({"serve", "--override", "=v"}), HasSubstr("key=value"));
+    EXPECT_THAT(error_of({"serve", "--override"}), HasSubstr("weir serve"));
+    EXPECT_THAT(error_of({"serve", "--frobnicate"}), HasSubstr("frobnicate"));
 }
 
 TEST(CommandLineTest, OtherSubcommandsKeepTheirArguments) {
-  CommandLine cl = parse({"groups", "--describe", "--group", "g1"});
-  EXPECT_EQ(cl.command, CommandLine::Command::Other);
-  EXPECT_EQ(cl.subcommand, "groups");
-  EXPECT_EQ(cl.args, (std::vector<std::string>{"--describe", "--group", "g1"}));
+    CommandLine cl = parse({"groups", "--describe", "--group", "g1"});
+    EXPECT_EQ(cl.command, CommandLine::Command::other);
+    EXPECT_EQ(cl.subcommand, "groups");
+    EXPECT_EQ(cl.args, (std::vector<std::string>{"--describe", "--group", "g1"}));
 }
 
 TEST(CommandLineTest, LoadConfigOverridesBeatTheFile) {
-  TempDir dir;
-  auto file = dir.path() / "server.properties";
-  {
-    std::ofstream out(file);
-    out << "num.partitions=2\nlog.dirs=" << (dir.path() / "data").string() << "\nmystery.key=1\n";
-  }
-  CommandLine cl = parse({"serve", file.string(), "--override", "num.partitions=5", "--override", "broker.id=9"});
-  std::vector<std::string> warnings;
-  BrokerConfig c = load_config(cl, warnings);
-  EXPECT_EQ(c.num_partitions, 5);
-  EXPECT_EQ(c.broker_id, 9);
-  EXPECT_EQ(c.log_dirs, std::vector<std::filesystem::path>{dir.path() / "data"});
-  ASSERT_EQ(warnings.size(), 1U);
-  EXPECT_THAT(warnings[0], HasSubstr("mystery.key"));
+    TempDir dir;
+    auto file = dir.path() / "server.properties";
+    {
+        std::ofstream out(file);
+        out << "num.partitions=2\nlog.dirs=" << (dir.path() / "data").string() << "\nmystery.key=1\n";
+    }
+    CommandLine cl = parse({"serve", file.string(), "--override", "num.partitions=5", "--override", "broker.id=9"});
+    std::vector<std::string> warnings;
+    BrokerConfig c = load_config(cl, warnings);
+    EXPECT_EQ(c.num_partitions, 5);
+    EXPECT_EQ(c.broker_id, 9);
+    EXPECT_EQ(c.log_dirs, std::vector<std::filesystem::path>{dir.path() / "data"});
+    ASSERT_EQ(warnings.size(), 1U);
+    EXPECT_THAT(warnings[0], HasSubstr("mystery.key"));
 }
 
 TEST(CommandLineTest, LoadConfigErrors) {
-  TempDir dir;
-  std::vector<std::string> warnings;
-  CommandLine missing = parse({"serve", (dir.path() / "nope.properties").string()});
-  EXPECT_THROW(load_config(missing, warnings), ConfigError);
-  CommandLine bad = parse({"serve", "--override", "num.partitions=-1"});
-  try {
-    load_config(bad, warnings);
-    FAIL() << "expected ConfigError";
-  } catch (const ConfigError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("Invalid value -1 for configuration num.partitions"));
-  }
+    TempDir dir;
+    std::vector<std::string> warnings;
+    CommandLine missing = parse({"serve", (dir.path() / "nope.properties").string()});
+    EXPECT_THROW(load_config(missing, warnings), ConfigError);
+    CommandLine bad = parse({"serve", "--override", "num.partitions=-1"});
+    try {
+        load_config(bad, warnings);
+        FAIL() << "expected ConfigError";
+    } catch (const ConfigError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("Invalid value -1 for configuration num.partitions"));
+    }
 }
 
 }  // namespace

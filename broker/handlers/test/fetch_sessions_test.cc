@@ -227,7 +227,7 @@ protected:
         produce("t", 0, 3);  // t-0: offsets 0-2; t-1 empty
     }
 
-    wire::Uuid topic_id(const std::string& name) { return to_wire(store_->topic(name)->id); }
+    wire::Uuid topic_id(const std::string& name) { return store_->topic(name)->id; }
 
     // A fetch of `partitions` (partition, fetch offset) of topic t.
     Request request(std::int16_t version, std::int32_t session_id, std::int32_t epoch,

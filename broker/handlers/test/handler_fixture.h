@@ -1,6 +1,6 @@
 #pragma once
-// Handler test fixture: a temp log dir, the embedded metadata store, the log
-// and partition managers and a BrokerContext, wired like broker/server/broker.cc.
+// Handler test fixture: a temp log dir, the embedded metadata store, the
+// partition layer over its logs and a BrokerContext, wired like broker/server/broker.cc.
 // call() runs one handler as the dispatcher would: the request is encoded
 // and decoded at the version first (so absent fields take their defaults),
 // the answer is encoded and decoded at the version after (so it must be
@@ -19,8 +19,9 @@
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/embedded_metadata_store.h"
 #include "broker/metadata/open_store.h"
-#include "broker/partitions/partition_manager.h"
-#include "broker/storage/log_manager.h"
+#include "broker/metadata/test/run_task.h"
+#include "broker/partitions/replica_manager.h"
+#include "broker/partitions/test/local_replicas.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::handlers::test {
@@ -44,14 +45,16 @@ private:
     std::filesystem::path path_;
 };
 
-inline storage::LogConfig to_log_config(const config::TopicConfig& t) {
-    storage::LogConfig c;
+inline partitions::LogConfig to_log_config(const config::TopicConfig& t) {
+    partitions::LogConfig c;
     c.segment_bytes = t.segment_bytes;
     c.segment_ms = t.segment_ms;
     c.index_interval_bytes = t.index_interval_bytes;
     c.segment_index_bytes = t.segment_index_bytes;
     c.retention_ms = t.retention_ms;
     c.retention_bytes = t.retention_bytes;
+    c.cleanup_delete = t.cleanup_policy.remove;
+    c.cleanup_compact = t.cleanup_policy.compact;
     return c;
 }
 
@@ -80,10 +83,10 @@ protected:
     void start() {
         if (context_) return;
         config_.log_dirs = {dir_.path()};
-        config_.listeners = {{"PLAINTEXT", config::SecurityProtocol::Plaintext, "127.0.0.1", 9092},
-                             {"INTERNAL", config::SecurityProtocol::Plaintext, "127.0.0.1", 9093}};
-        config_.advertised_listeners = {{"PLAINTEXT", config::SecurityProtocol::Plaintext, "broker.example", 19092},
-                                        {"INTERNAL", config::SecurityProtocol::Plaintext, "internal.example", 19093}};
+        config_.listeners = {{"PLAINTEXT", config::SecurityProtocol::plaintext, "127.0.0.1", 9092},
+                             {"INTERNAL", config::SecurityProtocol::plaintext, "127.0.0.1", 9093}};
+        config_.advertised_listeners = {{"PLAINTEXT", config::SecurityProtocol::plaintext, "broker.example", 19092},
+                                        {"INTERNAL", config::SecurityProtocol::plaintext, "internal.example", 19093}};
         config_.rack = "rack-a";
         store_ = std::make_unique<metadata::EmbeddedMetadataStore>(
             metadata::EmbeddedMetadataStore::Options{dir_.path() / "meta", metadata::local_broker_info(config_)});
@@ -93,21 +96,19 @@ protected:
             return to_log_config(config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{},
                                                               snapshot->dynamic_broker_configs(config_.broker_id)));
         };
-        storage::LogManagerOptions options;
-        options.log_dirs = config_.log_dirs;
-        options.config_for_topic = lookup;
-        logs_ = std::make_unique<storage::LogManager>(std::move(options));
-        partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, lookup);
+        local_ = std::make_unique<partitions::test::LocalReplicas>(io_.get_executor(), config_.log_dirs, lookup,
+                                                                   config_.broker_id);
+        partitions_ = &local_->replicas();
         context_ = std::make_unique<BrokerContext>(BrokerContext{config_, *store_, *partitions_, io_.get_executor()});
         store_->add_listener([this](const metadata::MetadataChange& change) { on_change(change); });
+        for (const auto& topic : store_->topics()) assign(*topic);
     }
 
     // Closes everything and opens it again from disk, as a broker restart does.
     void restart() {
         context_.reset();
-        partitions_.reset();
-        if (logs_) logs_->shutdown();
-        logs_.reset();
+        partitions_ = nullptr;
+        local_.reset();
         store_.reset();
         start();
     }
@@ -159,7 +160,7 @@ protected:
         t.num_partitions = partitions;
         t.replication_factor = 1;
         t.configs = std::move(configs);
-        auto result = store_->create_topic(t, false);
+        auto result = metadata::test::run(store_->create_topic(t, false));
         ASSERT_TRUE(result.ok()) << result.message;
     }
 
@@ -173,34 +174,37 @@ protected:
         return result.base_offset;
     }
 
-    std::shared_ptr<storage::PartitionLog> log(const std::string& topic, std::int32_t partition) {
-        return partitions_->find({topic, partition});
+    std::shared_ptr<partitions::Partition> log(const std::string& topic, std::int32_t partition) {
+        return partitions_->get({topic, partition});
     }
 
     config::BrokerConfig config_;
     TempDir dir_;
     boost::asio::io_context io_{1};
     std::unique_ptr<metadata::EmbeddedMetadataStore> store_;
-    std::unique_ptr<storage::LogManager> logs_;
-    std::unique_ptr<partitions::PartitionManager> partitions_;
+    std::unique_ptr<partitions::test::LocalReplicas> local_;
+    partitions::ReplicaManager* partitions_ = nullptr;
     std::unique_ptr<BrokerContext> context_;
 
 private:
+    // The partitions the metadata assigns this broker, as broker.cc's sync_partitions.
+    void assign(const metadata::TopicInfo& topic) {
+        for (const auto& p : topic.partitions)
+            partitions_->apply({topic.name, p.partition}, {p.leader, p.leader_epoch, p.replicas, p.isr});
+    }
+
     void on_change(const metadata::MetadataChange& change) {
         using Kind = metadata::MetadataChange::Kind;
         switch (change.kind) {
-            case Kind::TopicCreated:
-            case Kind::PartitionsAdded:
-            case Kind::PartitionStateChanged:
-                if (change.after)
-                    for (const auto& p : change.after->partitions)
-                        if (std::find(p.replicas.begin(), p.replicas.end(), config_.broker_id) != p.replicas.end())
-                            partitions_->ensure({change.after->name, p.partition});
+            case Kind::topic_created:
+            case Kind::partitions_added:
+            case Kind::partition_state_changed:
+                if (change.after) assign(*change.after);
                 break;
-            case Kind::TopicDeleted: partitions_->remove_topic(change.topic); break;
-            case Kind::TopicConfigsChanged: partitions_->topic_config_changed(change.topic); break;
-            case Kind::BrokersChanged: break;
-            case Kind::BrokerConfigsChanged:
+            case Kind::topic_deleted: partitions_->remove_topic(change.topic); break;
+            case Kind::topic_configs_changed: partitions_->topic_config_changed(change.topic); break;
+            case Kind::brokers_changed: break;
+            case Kind::broker_configs_changed:
                 for (const auto& topic : store_->topics()) partitions_->topic_config_changed(topic->name);
                 break;
         }

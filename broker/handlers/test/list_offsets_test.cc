@@ -91,7 +91,7 @@ TEST_F(ListOffsetsHandlerTest, EarliestLocalAndLatestTiered) {
 }
 
 TEST_F(ListOffsetsHandlerTest, EarliestFollowsDeletedRecords) {
-    ASSERT_EQ(log("t", 0)->delete_records_before(2), storage::LogErrc::none);
+    ASSERT_EQ(log("t", 0)->delete_records_before(2).error, ErrorCode::none);
     EXPECT_EQ(one(-2, 1).offset, 2);
 }
 

@@ -89,7 +89,7 @@ TEST_F(MetadataHandlerTest, TopicAndPartitionFieldsByVersion) {
     ASSERT_EQ(v12.topics.size(), 1u);
     const auto& t = v12.topics[0];
     EXPECT_EQ(t.error_code, 0);
-    EXPECT_EQ(t.topic_id, to_wire(id));
+    EXPECT_EQ(t.topic_id, id);
     EXPECT_FALSE(t.is_internal);
     EXPECT_EQ(t.topic_authorized_operations, std::numeric_limits<std::int32_t>::min());
     ASSERT_EQ(t.partitions.size(), 2u);
@@ -105,10 +105,10 @@ TEST_F(MetadataHandlerTest, TopicAndPartitionFieldsByVersion) {
     // Fields a version lacks read back as their defaults.
     auto v6 = call(for_topics({"t"}), 6);
     EXPECT_EQ(v6.topics[0].partitions[0].leader_epoch, -1);
-    EXPECT_EQ(v6.topics[0].topic_id, wire::Uuid{});
+    EXPECT_EQ(v6.topics[0].topic_id, Uuid{});
     auto v9 = call(for_topics({"t"}), 9);
     EXPECT_EQ(v9.topics[0].partitions[0].leader_epoch, 0);
-    EXPECT_EQ(v9.topics[0].topic_id, wire::Uuid{});
+    EXPECT_EQ(v9.topics[0].topic_id, Uuid{});
 }
 
 TEST_F(MetadataHandlerTest, AutoCreatesRequestedTopicsWithBrokerDefaults) {
@@ -175,9 +175,9 @@ TEST_F(MetadataHandlerTest, AutoCreatedConsumerOffsetsIsInternal) {
 
 TEST_F(MetadataHandlerTest, TopicsByIdFromV12) {
     create_topic("by-id");
-    auto id = to_wire(store_->topic("by-id")->id);
-    wire::Uuid unknown{};
-    unknown[15] = 42;
+    auto id = store_->topic("by-id")->id;
+    Uuid unknown{};
+    unknown.bytes[15] = 42;
 
     Request r;
     r.topics.emplace();

@@ -72,15 +72,15 @@ TEST_F(CreateTopicsHandlerTest, V5AnswersPartitionsReplicationAndConfigs) {
     ASSERT_NE(cleanup, nullptr);
     EXPECT_EQ(cleanup->value, "delete");
     EXPECT_EQ(cleanup->config_source, 5);  // DEFAULT_CONFIG
-    EXPECT_EQ(t.topic_id, wire::Uuid{});   // v7+
+    EXPECT_EQ(t.topic_id, Uuid{});   // v7+
     EXPECT_EQ(store_->topic("cfg")->configs.at("retention.ms"), "1000");
 }
 
 TEST_F(CreateTopicsHandlerTest, V7AnswersTopicId) {
     auto r = call(create_request({creatable("with-id")}), 7);
     EXPECT_EQ(r.topics[0].error_code, 0);
-    EXPECT_EQ(r.topics[0].topic_id, to_wire(store_->topic("with-id")->id));
-    EXPECT_NE(r.topics[0].topic_id, wire::Uuid{});
+    EXPECT_EQ(r.topics[0].topic_id, store_->topic("with-id")->id);
+    EXPECT_NE(r.topics[0].topic_id, Uuid{});
 }
 
 TEST_F(CreateTopicsHandlerTest, AlreadyExists) {
@@ -113,7 +113,7 @@ TEST_F(CreateTopicsHandlerTest, ValidateOnlyCreatesNothing) {
     auto r = call(create_request({creatable("dry", 4)}, true), 7);
     EXPECT_EQ(r.topics[0].error_code, 0);
     EXPECT_EQ(r.topics[0].num_partitions, 4);
-    EXPECT_EQ(r.topics[0].topic_id, wire::Uuid{});
+    EXPECT_EQ(r.topics[0].topic_id, Uuid{});
     EXPECT_EQ(store_->topic("dry"), nullptr);
     // v0 has no validate_only: the topic is created.
     EXPECT_EQ(call(create_request({creatable("dry", 4)}, true), 0).topics[0].error_code, 0);
@@ -163,7 +163,7 @@ TEST_F(CreateTopicsHandlerTest, ZeroTimeoutAnswersTimedOutButCreates) {
     auto r = call(request, 7);
     EXPECT_EQ(r.topics[0].error_code, to_int(ErrorCode::request_timed_out));
     EXPECT_NE(store_->topic("quick"), nullptr);
-    EXPECT_NE(r.topics[0].topic_id, wire::Uuid{});
+    EXPECT_NE(r.topics[0].topic_id, Uuid{});
 }
 
 // ---- DeleteTopics ----------------------------------------------------------
@@ -197,9 +197,9 @@ TEST_F(DeleteTopicsHandlerTest, ByNameRemovesTopicAndFiles) {
 
 TEST_F(DeleteTopicsHandlerTest, ByIdFromV6) {
     create_topic("by-id");
-    auto id = to_wire(store_->topic("by-id")->id);
-    wire::Uuid unknown{};
-    unknown[0] = 9;
+    auto id = store_->topic("by-id")->id;
+    Uuid unknown{};
+    unknown.bytes[0] = 9;
     DeleteRequest r;
     r.timeout_ms = 1000;
     r.topics.push_back({std::nullopt, id, {}});
@@ -219,7 +219,7 @@ TEST_F(DeleteTopicsHandlerTest, NameAndIdTogetherRejectTheRequest) {
     create_topic("b");
     DeleteRequest r;
     r.timeout_ms = 1000;
-    r.topics.push_back({std::string("a"), to_wire(store_->topic("a")->id), {}});
+    r.topics.push_back({std::string("a"), store_->topic("a")->id, {}});
     r.topics.push_back({std::string("b"), {}, {}});
     auto answer = call(r, 6);
     ASSERT_EQ(answer.responses.size(), 2u);

@@ -62,7 +62,7 @@ std::vector<Seen> consume(const PartitionLog& log, std::int64_t from = 0) {
     auto offset = std::max(from, log.log_start_offset());
     for (int guard = 0; offset < log.log_end_offset() && guard < 100000; ++guard) {
         auto r = log.read(offset, {.max_bytes = 1 << 20});
-        EXPECT_EQ(r.error, LogErrc::none);
+        EXPECT_EQ(r.error, ErrorCode::none);
         if (r.records.empty()) break;
         for (auto batch : records::split_batches(r.records, false)) {
             EXPECT_TRUE(records::crc_valid(batch));
@@ -418,7 +418,7 @@ TEST_F(Cleaner, ConsumersReadAcrossGaps) {
     auto all = consume(*log);
     for (std::int64_t o = 0; o < log->log_end_offset(); ++o) {
         auto r = log->read(o);
-        ASSERT_EQ(r.error, LogErrc::none) << o;
+        ASSERT_EQ(r.error, ErrorCode::none) << o;
         auto next = std::find_if(all.begin(), all.end(), [&](const Seen& s) { return s.offset >= o; });
         if (next == all.end()) continue;
         auto got = consume(*log, o);
@@ -760,10 +760,10 @@ TEST_F(Cleaner, CompactOnlyLogsIgnoreRetention) {
     config.retention_bytes = 1;
     auto log = shared(config);
     for (int i = 0; i < 20; ++i) put(*log, {{"k" + std::to_string(i), "v"}});
-    EXPECT_EQ(log->enforce_retention(), 0u);
+    EXPECT_EQ(log->enforce_retention(log->log_end_offset()), 0u);
     config.cleanup_delete = true;  // compact,delete
     log->set_config(config);
-    EXPECT_GT(log->enforce_retention(), 0u);
+    EXPECT_GT(log->enforce_retention(log->log_end_offset()), 0u);
 }
 
 }  // namespace

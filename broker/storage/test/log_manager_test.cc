@@ -81,14 +81,14 @@ TEST_F(Manager, DeleteRecordsSurvivesUncleanRestart) {
         auto manager = open();
         auto log = manager->get_or_create({"dr", 0}, small());
         fill(*log, 10);
-        ASSERT_EQ(log->delete_records_before(17), LogErrc::none);
+        ASSERT_EQ(log->delete_records_before(17), ErrorCode::none);
         // Crash right after: the checkpoint hook already wrote the new start.
     }
     auto manager = open();
     auto log = manager->get({"dr", 0});
     EXPECT_EQ(log->log_start_offset(), 17);
-    EXPECT_EQ(log->read(16).error, LogErrc::offset_out_of_range);
-    EXPECT_EQ(log->read(17).error, LogErrc::none);
+    EXPECT_EQ(log->read(16).error, ErrorCode::offset_out_of_range);
+    EXPECT_EQ(log->read(17).error, ErrorCode::none);
     EXPECT_GT(log->segment_base_offsets().front(), 0);
 }
 
@@ -134,7 +134,7 @@ TEST_F(Manager, RemoveDeletesDataAndLeftoverDeleteDirsGoAtStartup) {
         EXPECT_TRUE(manager->remove({"gone", 0}));
         EXPECT_FALSE(manager->remove({"gone", 0}));
         EXPECT_FALSE(manager->get({"gone", 0}));
-        EXPECT_EQ(log->read(0).error, LogErrc::unknown_topic_or_partition);
+        EXPECT_EQ(log->read(0).error, ErrorCode::unknown_topic_or_partition);
         for (const auto& e : std::filesystem::directory_iterator(parent)) EXPECT_FALSE(e.is_directory()) << e.path();
         manager->shutdown();
     }
@@ -171,6 +171,10 @@ TEST_F(Manager, RetentionAndTopicConfig) {
     auto config = small();
     config.retention_bytes = 0;
     manager->set_topic_config("r", config);
+    // Nothing the partition layer has not made visible ages out.
+    manager->set_visible_offsets([](const TopicPartition&) { return VisibleOffsets{0, 0}; });
+    EXPECT_EQ(manager->enforce_retention(), 0u);
+    manager->set_visible_offsets({});
     EXPECT_GT(manager->enforce_retention(), 0u);
     EXPECT_EQ(log->segment_count(), 1u);
     auto starts = read_checkpoint_file(manager->dir_of({"r", 0}) / "log-start-offset-checkpoint");
@@ -178,15 +182,15 @@ TEST_F(Manager, RetentionAndTopicConfig) {
 }
 
 TEST(TopicPartitionNames, ParseAndFormat) {
-    EXPECT_EQ(TopicPartition::parse_dir_name("a-b-c-12"), (TopicPartition{"a-b-c", 12}));
-    EXPECT_EQ(TopicPartition::parse_dir_name("my.topic-0"), (TopicPartition{"my.topic", 0}));
-    EXPECT_EQ(TopicPartition::parse_dir_name("__consumer_offsets-49"), (TopicPartition{"__consumer_offsets", 49}));
-    EXPECT_FALSE(TopicPartition::parse_dir_name("t-0.0123456789abcdef0123456789abcdef-delete"));
-    EXPECT_FALSE(TopicPartition::parse_dir_name("nodash"));
-    EXPECT_FALSE(TopicPartition::parse_dir_name("-5"));
-    EXPECT_FALSE(TopicPartition::parse_dir_name("t-"));
-    EXPECT_FALSE(TopicPartition::parse_dir_name("t-99999999999"));
-    EXPECT_EQ((TopicPartition{"x.y-z", 7}).dir_name(), "x.y-z-7");
+    EXPECT_EQ(parse_partition_dir_name("a-b-c-12"), (TopicPartition{"a-b-c", 12}));
+    EXPECT_EQ(parse_partition_dir_name("my.topic-0"), (TopicPartition{"my.topic", 0}));
+    EXPECT_EQ(parse_partition_dir_name("__consumer_offsets-49"), (TopicPartition{"__consumer_offsets", 49}));
+    EXPECT_FALSE(parse_partition_dir_name("t-0.0123456789abcdef0123456789abcdef-delete"));
+    EXPECT_FALSE(parse_partition_dir_name("nodash"));
+    EXPECT_FALSE(parse_partition_dir_name("-5"));
+    EXPECT_FALSE(parse_partition_dir_name("t-"));
+    EXPECT_FALSE(parse_partition_dir_name("t-99999999999"));
+    EXPECT_EQ(partition_dir_name({"x.y-z", 7}), "x.y-z-7");
     EXPECT_EQ(segment_file_name(42, kLogSuffix), "00000000000000000042.log");
     EXPECT_EQ(parse_segment_file_name("00000000000000000042.timeindex", kTimeIndexSuffix), 42);
     EXPECT_FALSE(parse_segment_file_name("0000000000000000042.log", kLogSuffix));

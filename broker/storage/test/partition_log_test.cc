@@ -54,8 +54,6 @@ TEST_F(Fixture, AppendAssignsOffsetsAndReadsBackAcrossRolls) {
         stored.push_back(batch);
     }
     EXPECT_EQ(log->log_end_offset(), 200);
-    EXPECT_EQ(log->high_watermark(), 200);
-    EXPECT_EQ(log->last_stable_offset(), 200);
     EXPECT_GT(log->segment_count(), 5u);
     EXPECT_TRUE(std::filesystem::exists(dir / "00000000000000000000.log"));
 
@@ -65,7 +63,7 @@ TEST_F(Fixture, AppendAssignsOffsetsAndReadsBackAcrossRolls) {
     std::int64_t offset = 0;
     for (int guard = 0; offset < log->log_end_offset() && guard < 1000; ++guard) {
         auto r = log->read(offset, {.max_bytes = 700});
-        ASSERT_EQ(r.error, LogErrc::none);
+        ASSERT_EQ(r.error, ErrorCode::none);
         ASSERT_FALSE(r.records.empty());
         auto headers = test::headers_of(r.records);
         EXPECT_EQ(headers.front().base_offset, offset);
@@ -91,16 +89,15 @@ TEST_F(Fixture, ReadSpansSegmentsUpToMaxBytes) {
 TEST_F(Fixture, OffsetOutOfRange) {
     auto log = open();
     for (int i = 0; i < 4; ++i) append(*log);
-    EXPECT_EQ(log->read(21).error, LogErrc::offset_out_of_range);
-    EXPECT_EQ(log->read(-1).error, LogErrc::offset_out_of_range);
+    EXPECT_EQ(log->read(21).error, ErrorCode::offset_out_of_range);
+    EXPECT_EQ(log->read(-1).error, ErrorCode::offset_out_of_range);
     auto at_end = log->read(20);
-    EXPECT_EQ(at_end.error, LogErrc::none);
+    EXPECT_EQ(at_end.error, ErrorCode::none);
     EXPECT_TRUE(at_end.records.empty());
-    EXPECT_EQ(at_end.high_watermark, 20);
     EXPECT_EQ(at_end.log_end_offset, 20);
-    ASSERT_EQ(log->delete_records_before(10), LogErrc::none);
-    EXPECT_EQ(log->read(9).error, LogErrc::offset_out_of_range);
-    EXPECT_EQ(log->read(10).error, LogErrc::none);
+    ASSERT_EQ(log->delete_records_before(10), ErrorCode::none);
+    EXPECT_EQ(log->read(9).error, ErrorCode::offset_out_of_range);
+    EXPECT_EQ(log->read(10).error, ErrorCode::none);
     EXPECT_EQ(log->read(10).log_start_offset, 10);
 }
 
@@ -166,10 +163,8 @@ TEST_F(Fixture, OffsetForTimestampAcrossSegments) {
     EXPECT_EQ(log->offset_for_timestamp(12'050), (FoundRecord{105, 12'100, 0}));
     EXPECT_FALSE(log->offset_for_timestamp(20'000));
     EXPECT_EQ(log->max_timestamp(), (FoundRecord{149, 12'904, 0}));
-    EXPECT_EQ(log->earliest(), (FoundRecord{0, -1, 0}));
-    EXPECT_EQ(log->latest(), (FoundRecord{150, -1, 0}));
     // Records below the log start offset are not returned.
-    ASSERT_EQ(log->delete_records_before(52), LogErrc::none);
+    ASSERT_EQ(log->delete_records_before(52), ErrorCode::none);
     EXPECT_EQ(log->offset_for_timestamp(0), (FoundRecord{52, 11'002, 0}));
 }
 
@@ -194,39 +189,28 @@ TEST_F(Fixture, MaxTimestampPicksFirstRecordWithLargestTimestamp) {
     EXPECT_EQ(log->max_timestamp(), (FoundRecord{5, 902, 0}));
 }
 
-TEST_F(Fixture, ListenersWakeOnAppendAndMayRemoveThemselves) {
+TEST_F(Fixture, ReadsStopAtTheGivenBound) {
+    // The partition layer bounds consumer reads by its high watermark.
     auto log = open();
-    int a = 0, b = 0;
-    std::uint64_t id_a = 0;
-    id_a = log->add_append_listener([&] {
-        ++a;
-        log->remove_append_listener(id_a);
-    });
-    log->add_append_listener([&] { ++b; });
-    append(*log);
-    append(*log);
-    EXPECT_EQ(a, 1);
-    EXPECT_EQ(b, 2);
-}
-
-TEST_F(Fixture, HighWatermarkSetByReplicationBoundsReads) {
-    auto log = open();
-    log->set_high_watermark_follows_log_end(false);
-    int woken = 0;
-    log->add_append_listener([&] { ++woken; });
     append(*log);  // 0..4
     append(*log);  // 5..9
-    EXPECT_EQ(log->high_watermark(), 0);
-    EXPECT_TRUE(log->read(0).records.empty());
-    log->set_high_watermark(5);
-    EXPECT_EQ(woken, 3);
-    EXPECT_EQ(test::headers_of(log->read(0).records).size(), 1u);
-    EXPECT_EQ(test::headers_of(log->read(0, {.max_offset = log->log_end_offset()}).records).size(), 2u);
-    EXPECT_TRUE(log->read(7).records.empty());  // above the HWM: empty, not an error
-    EXPECT_EQ(log->read(7).error, LogErrc::none);
-    log->set_high_watermark(100);
-    EXPECT_EQ(log->high_watermark(), 10);
-    EXPECT_EQ(log->delete_records_before(11), LogErrc::offset_out_of_range);
+    EXPECT_TRUE(log->read(0, {.max_offset = 0}).records.empty());
+    EXPECT_EQ(test::headers_of(log->read(0, {.max_offset = 5}).records).size(), 1u);
+    EXPECT_EQ(test::headers_of(log->read(0).records).size(), 2u);
+    EXPECT_TRUE(log->read(7, {.max_offset = 5}).records.empty());  // above the bound: empty, not an error
+    EXPECT_EQ(log->read(7, {.max_offset = 5}).error, ErrorCode::none);
+    EXPECT_EQ(log->delete_records_before(11), ErrorCode::offset_out_of_range);
+}
+
+TEST_F(Fixture, RetentionKeepsSegmentsAtOrAboveTheHighWatermark) {
+    auto config = small_segments(1000);
+    config.retention_ms = 60'000;
+    auto log = open(config);
+    for (int i = 0; i < 10; ++i) append(*log, 5, 100, now - 120'000);
+    auto bases = log->segment_base_offsets();
+    ASSERT_GT(bases.size(), 3u);
+    EXPECT_EQ(log->enforce_retention(bases[2]), 2u);
+    EXPECT_EQ(log->log_start_offset(), bases[2]);
 }
 
 TEST_F(Fixture, DeleteRecordsBeforeDeletesWholeSegmentsOnly) {
@@ -235,19 +219,19 @@ TEST_F(Fixture, DeleteRecordsBeforeDeletesWholeSegmentsOnly) {
     auto bases = log->segment_base_offsets();
     ASSERT_GT(bases.size(), 4u);
     auto target = bases[2] + 2;
-    ASSERT_EQ(log->delete_records_before(target), LogErrc::none);
+    ASSERT_EQ(log->delete_records_before(target), ErrorCode::none);
     EXPECT_EQ(log->log_start_offset(), target);
     EXPECT_EQ(log->segment_base_offsets().front(), bases[2]);
     auto r = log->read(target);
     EXPECT_EQ(test::headers_of(r.records).front().base_offset, bases[2]);  // the batch containing it
-    EXPECT_EQ(log->delete_records_before(target - 1), LogErrc::none);     // no going back
+    EXPECT_EQ(log->delete_records_before(target - 1), ErrorCode::none);    // no going back
     EXPECT_EQ(log->log_start_offset(), target);
     // Up to the log end: the active segment stays, reads at the end are empty.
-    ASSERT_EQ(log->delete_records_before(log->log_end_offset()), LogErrc::none);
+    ASSERT_EQ(log->delete_records_before(log->log_end_offset()), ErrorCode::none);
     EXPECT_EQ(log->segment_count(), 1u);
     EXPECT_TRUE(log->read(log->log_end_offset()).records.empty());
     EXPECT_FALSE(append(*log).empty());
-    EXPECT_EQ(log->read(100).error, LogErrc::none);
+    EXPECT_EQ(log->read(100).error, ErrorCode::none);
 }
 
 TEST_F(Fixture, RetentionByTimeNeverDeletesActiveSegment) {
@@ -257,16 +241,16 @@ TEST_F(Fixture, RetentionByTimeNeverDeletesActiveSegment) {
     for (int i = 0; i < 10; ++i) append(*log, 5, 100, now - 120'000);  // old
     for (int i = 0; i < 10; ++i) append(*log, 5, 100, now);            // fresh
     auto before = log->segment_count();
-    auto deleted = log->enforce_retention();
+    auto deleted = log->enforce_retention(log->log_end_offset());
     EXPECT_GT(deleted, 0u);
     EXPECT_EQ(log->segment_count(), before - deleted);
     EXPECT_GT(log->log_start_offset(), 0);
     EXPECT_EQ(log->log_start_offset(), log->segment_base_offsets().front());
-    EXPECT_EQ(log->read(0).error, LogErrc::offset_out_of_range);
-    EXPECT_EQ(log->enforce_retention(), 0u);
+    EXPECT_EQ(log->read(0).error, ErrorCode::offset_out_of_range);
+    EXPECT_EQ(log->enforce_retention(log->log_end_offset()), 0u);
     // Everything old: all but the active segment go.
     now += 3'600'000;
-    log->enforce_retention();
+    log->enforce_retention(log->log_end_offset());
     EXPECT_EQ(log->segment_count(), 1u);
     EXPECT_EQ(log->log_end_offset(), 100);
 }
@@ -277,7 +261,7 @@ TEST_F(Fixture, RetentionBySize) {
     config.retention_bytes = 2500;
     auto log = open(config);
     for (int i = 0; i < 20; ++i) append(*log);
-    log->enforce_retention();
+    log->enforce_retention(log->log_end_offset());
     EXPECT_LE(log->size_bytes(), 2500u + 1000u);
     EXPECT_GE(log->size_bytes(), 1500u);
     std::uint64_t on_disk = 0;
@@ -291,7 +275,6 @@ TEST_F(Fixture, TruncateToAndStartAt) {
     for (int i = 0; i < 20; ++i) append(*log);
     log->truncate_to(52);  // inside batch 50..54: the whole batch goes
     EXPECT_EQ(log->log_end_offset(), 50);
-    EXPECT_EQ(log->high_watermark(), 50);
     EXPECT_EQ(log->segment_base_offsets().back(), 50);  // emptied, kept as the active segment
     EXPECT_EQ(log->segment_count(), 11u);
     auto r = test::append_batch(*log, test::make_batch(5));
@@ -357,7 +340,7 @@ TEST_F(Fixture, DestroyRemovesDirectoryAndClosedLogRefusesWork) {
     append(*log);
     log->destroy();
     EXPECT_FALSE(std::filesystem::exists(dir));
-    EXPECT_EQ(log->read(0).error, LogErrc::unknown_topic_or_partition);
+    EXPECT_EQ(log->read(0).error, ErrorCode::unknown_topic_or_partition);
     auto batch = test::make_batch(1);
     EXPECT_THROW(log->append(batch), StorageError);
 }

@@ -235,7 +235,7 @@ TEST_F(Recovery, LogStartOffsetFromCheckpointIsApplied) {
     }
     auto log = open(load(true, 40, 13));
     EXPECT_EQ(log->log_start_offset(), 13);
-    EXPECT_EQ(log->read(12).error, LogErrc::offset_out_of_range);
+    EXPECT_EQ(log->read(12).error, ErrorCode::offset_out_of_range);
     EXPECT_EQ(test::headers_of(log->read(13).records).front().base_offset, 12);
 }
 

@@ -17,8 +17,9 @@
 #include "broker/config/topic_config.h"
 #include "broker/metadata/embedded_metadata_store.h"
 #include "broker/metadata/open_store.h"
-#include "broker/partitions/partition_manager.h"
-#include "broker/storage/log_manager.h"
+#include "broker/metadata/test/run_task.h"
+#include "broker/partitions/replica_manager.h"
+#include "broker/partitions/test/local_replicas.h"
 #include "coordinator/service/coordinator_service.h"
 #include "protocol/wire/writer.h"
 
@@ -50,10 +51,10 @@ protected:
     ServiceTest() {
         config_.broker_id = kBrokerId;
         config_.log_dirs = {dir_.path()};
-        config_.listeners = {{"PLAINTEXT", config::SecurityProtocol::Plaintext, "127.0.0.1", 9092},
-                             {"INTERNAL", config::SecurityProtocol::Plaintext, "127.0.0.1", 9093}};
-        config_.advertised_listeners = {{"PLAINTEXT", config::SecurityProtocol::Plaintext, "broker.example", 19092},
-                                        {"INTERNAL", config::SecurityProtocol::Plaintext, "internal.example", 19093}};
+        config_.listeners = {{"PLAINTEXT", config::SecurityProtocol::plaintext, "127.0.0.1", 9092},
+                             {"INTERNAL", config::SecurityProtocol::plaintext, "127.0.0.1", 9093}};
+        config_.advertised_listeners = {{"PLAINTEXT", config::SecurityProtocol::plaintext, "broker.example", 19092},
+                                        {"INTERNAL", config::SecurityProtocol::plaintext, "internal.example", 19093}};
         config_.group_initial_rebalance_delay_ms = 0;
         config_.group_min_session_timeout_ms = 100;
         config_.offsets_topic_num_partitions = 4;
@@ -67,25 +68,25 @@ protected:
         auto lookup = [this](const std::string& topic) {
             auto info = store_->topic(topic);
             auto t = config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{});
-            storage::LogConfig c;
+            partitions::LogConfig c;
             c.segment_bytes = t.segment_bytes;
             c.retention_ms = -1;
             return c;
         };
-        storage::LogManagerOptions options_logs;
-        options_logs.log_dirs = config_.log_dirs;
-        options_logs.config_for_topic = lookup;
-        logs_ = std::make_unique<storage::LogManager>(std::move(options_logs));
-        partitions_ = std::make_unique<partitions::PartitionManager>(io_.get_executor(), *logs_, lookup);
+        local_ = std::make_unique<partitions::test::LocalReplicas>(io_.get_executor(), config_.log_dirs, lookup,
+                                                                   config_.broker_id);
+        partitions_ = &local_->replicas();
         context_ = std::make_unique<handlers::BrokerContext>(
             handlers::BrokerContext{config_, *store_, *partitions_, io_.get_executor()});
-        store_->add_listener([this](const metadata::MetadataChange& change) {
-            if (change.after)
-                for (const auto& p : change.after->partitions) partitions_->ensure({change.after->name, p.partition});
-            if (change.kind == metadata::MetadataChange::Kind::TopicDeleted) partitions_->remove_topic(change.topic);
+        auto assign = [this](const metadata::TopicInfo& topic) {
+            for (const auto& p : topic.partitions)
+                partitions_->apply({topic.name, p.partition}, {p.leader, p.leader_epoch, p.replicas, p.isr});
+        };
+        store_->add_listener([this, assign](const metadata::MetadataChange& change) {
+            if (change.after) assign(*change.after);
+            if (change.kind == metadata::MetadataChange::Kind::topic_deleted) partitions_->remove_topic(change.topic);
         });
-        for (const auto& t : store_->topics())
-            for (const auto& p : t->partitions) partitions_->ensure({t->name, p.partition});
+        for (const auto& t : store_->topics()) assign(*t);
         service_ = std::make_unique<CoordinatorService>(*context_, std::move(options));
         context_->group_service = service_.get();
         service_->start();
@@ -98,9 +99,8 @@ protected:
         io_.restart();
         io_.poll();
         context_.reset();
-        partitions_.reset();
-        if (logs_) logs_->shutdown();
-        logs_.reset();
+        partitions_ = nullptr;
+        local_.reset();
         store_.reset();
     }
 
@@ -172,19 +172,19 @@ protected:
         t.name = name;
         t.num_partitions = partitions;
         t.replication_factor = 1;
-        ASSERT_TRUE(store_->create_topic(t, false).ok());
+        ASSERT_TRUE(metadata::test::run(store_->create_topic(t, false)).ok());
     }
 
-    std::shared_ptr<storage::PartitionLog> offsets_log(std::int32_t partition) {
-        return partitions_->find({"__consumer_offsets", partition});
+    std::shared_ptr<partitions::Partition> offsets_log(std::int32_t partition) {
+        return partitions_->get({"__consumer_offsets", partition});
     }
 
     config::BrokerConfig config_;
     ScratchDir dir_;
     boost::asio::io_context io_{1};
     std::unique_ptr<metadata::EmbeddedMetadataStore> store_;
-    std::unique_ptr<storage::LogManager> logs_;
-    std::unique_ptr<partitions::PartitionManager> partitions_;
+    std::unique_ptr<partitions::test::LocalReplicas> local_;
+    partitions::ReplicaManager* partitions_ = nullptr;
     std::unique_ptr<handlers::BrokerContext> context_;
     std::unique_ptr<CoordinatorService> service_;
 };

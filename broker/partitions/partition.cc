@@ -1,0 +1,257 @@
+#include "broker/partitions/partition.h"
+
+#include <algorithm>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "broker/common/logging.h"
+#include "broker/storage/partition_log.h"
+
+namespace weir::partitions {
+
+namespace asio = boost::asio;
+
+Partition::Subscription::Subscription(std::weak_ptr<Partition> partition, ChangeListeners::Id id)
+    : partition_(std::move(partition)), id_(id) {}
+
+Partition::Subscription::Subscription(Subscription&& other) noexcept
+    : partition_(std::move(other.partition_)), id_(std::exchange(other.id_, 0)) {}
+
+Partition::Subscription& Partition::Subscription::operator=(Subscription&& other) noexcept {
+    if (this != &other) {
+        reset();
+        partition_ = std::move(other.partition_);
+        id_ = std::exchange(other.id_, 0);
+    }
+    return *this;
+}
+
+Partition::Subscription::~Subscription() { reset(); }
+
+void Partition::Subscription::reset() {
+    if (auto partition = partition_.lock(); partition && id_ != 0) partition->change_listeners_.remove(id_);
+    partition_.reset();
+    id_ = 0;
+}
+
+Partition::Partition(TopicPartition tp, std::int32_t local_broker_id, std::shared_ptr<storage::PartitionLog> log,
+                     asio::any_io_executor executor)
+    : tp_(std::move(tp)),
+      local_broker_id_(local_broker_id),
+      log_(std::move(log)),
+      executor_(std::move(executor)),
+      high_watermark_(log_->log_end_offset()) {}
+
+Partition::~Partition() = default;
+
+const LogConfig& Partition::config() const { return log_->config(); }
+const std::filesystem::path& Partition::dir() const { return log_->dir(); }
+
+std::int64_t Partition::log_start_offset() const { return log_->log_start_offset(); }
+std::int64_t Partition::log_end_offset() const { return log_->log_end_offset(); }
+std::vector<std::int64_t> Partition::segment_base_offsets() const { return log_->segment_base_offsets(); }
+
+void Partition::set_state(const LeaderAndIsr& state) {
+    leader_ = state.leader;
+    leader_epoch_ = state.leader_epoch;
+    replicas_ = state.replicas;
+    isr_ = state.isr;
+    std::erase_if(follower_positions_, [&](const auto& entry) {
+        return std::find(replicas_.begin(), replicas_.end(), entry.first) == replicas_.end();
+    });
+}
+
+void Partition::start_epoch(std::int32_t epoch) {
+    log_->set_leader_epoch(epoch);
+    if (!epoch_starts_.empty() && epoch_starts_.back().first == epoch) return;  // leading again in the same epoch
+    const auto start = epoch_starts_.empty() ? log_->log_start_offset() : log_->log_end_offset();
+    // Kafka's LeaderEpochFileCache.assign: entries not before the new one go.
+    while (!epoch_starts_.empty() && (epoch_starts_.back().first >= epoch || epoch_starts_.back().second >= start))
+        epoch_starts_.pop_back();
+    epoch_starts_.emplace_back(epoch, start);
+}
+
+ErrorCode Partition::make_leader(const LeaderAndIsr& state) {
+    if (stopped_) return stop_reason_;
+    if (state.leader_epoch < leader_epoch_) return ErrorCode::stale_controller_epoch;
+    const bool new_epoch = state.leader_epoch > leader_epoch_ || !is_leader_;
+    set_state(state);
+    is_leader_ = true;
+    if (new_epoch) {
+        start_epoch(state.leader_epoch);
+        // Followers prove their position again in the new epoch.
+        follower_positions_.clear();
+    }
+    // A shrunk ISR may let the high watermark move.
+    maybe_advance_high_watermark();
+    if (new_epoch) change_listeners_.notify();  // parked fetches check their epoch again
+    return ErrorCode::none;
+}
+
+ErrorCode Partition::make_follower(const LeaderAndIsr& state) {
+    if (stopped_) return stop_reason_;
+    if (state.leader_epoch < leader_epoch_) return ErrorCode::stale_controller_epoch;
+    const bool changed = is_leader_ || state.leader_epoch > leader_epoch_;
+    set_state(state);
+    is_leader_ = false;
+    follower_positions_.clear();
+    high_watermark_waiters_.fail_all(ErrorCode::not_leader_or_follower);
+    if (changed) change_listeners_.notify();
+    return ErrorCode::none;
+}
+
+void Partition::stop(ErrorCode reason) {
+    if (stopped_) return;
+    stopped_ = true;
+    stop_reason_ = reason;
+    is_leader_ = false;
+    abort_waiters(reason);
+}
+
+void Partition::abort_waiters(ErrorCode error) {
+    high_watermark_waiters_.fail_all(error);
+    change_listeners_.notify();
+}
+
+ErrorCode Partition::check_leader_epoch(std::int32_t current_leader_epoch) const {
+    if (current_leader_epoch == kNoLeaderEpoch) return ErrorCode::none;
+    if (current_leader_epoch < leader_epoch_) return ErrorCode::fenced_leader_epoch;
+    if (current_leader_epoch > leader_epoch_) return ErrorCode::unknown_leader_epoch;
+    return ErrorCode::none;
+}
+
+ErrorCode Partition::check_leader(std::int32_t current_leader_epoch, bool require_leader) const {
+    if (stopped_) return stop_reason_;
+    if (auto error = check_leader_epoch(current_leader_epoch); error != ErrorCode::none) return error;
+    if (require_leader && !is_leader_) return ErrorCode::not_leader_or_follower;
+    return ErrorCode::none;
+}
+
+bool Partition::maybe_advance_high_watermark() {
+    if (!is_leader_) return false;
+    auto candidate = log_->log_end_offset();
+    for (auto replica : isr_) {
+        if (replica == local_broker_id_) continue;
+        auto it = follower_positions_.find(replica);
+        // A follower that has not fetched in this epoch holds the high watermark where it is.
+        candidate = std::min(candidate, it == follower_positions_.end() ? high_watermark_ : it->second);
+    }
+    if (candidate <= high_watermark_) return false;
+    high_watermark_ = candidate;
+    high_watermark_waiters_.complete_up_to(high_watermark_);
+    return true;
+}
+
+bool Partition::update_follower_position(std::int32_t replica, std::int64_t log_end_offset) {
+    if (stopped_ || !is_leader_ || replica == local_broker_id_) return false;
+    if (std::find(replicas_.begin(), replicas_.end(), replica) == replicas_.end()) return false;
+    follower_positions_[replica] = std::min(log_end_offset, log_->log_end_offset());
+    if (maybe_advance_high_watermark()) change_listeners_.notify();
+    return true;
+}
+
+AppendResult Partition::append(std::span<std::uint8_t> batches) {
+    AppendResult result;
+    if (auto error = check_leader(kNoLeaderEpoch, true); error != ErrorCode::none) {
+        result.error = error;
+        return result;
+    }
+    try {
+        auto appended = log_->append(batches);
+        result.base_offset = appended.base_offset;
+        result.last_offset = appended.last_offset;
+        result.log_append_time = appended.log_append_time;
+        result.log_start_offset = appended.log_start_offset;
+    } catch (const storage::StorageError& e) {
+        logging::error("append to {} failed: {}", tp_.to_string(), e.what());
+        result.error = ErrorCode::kafka_storage_error;
+        result.error_message = e.what();
+        return result;
+    } catch (const wire::DecodeError& e) {
+        result.error = ErrorCode::corrupt_message;
+        result.error_message = e.what();
+        return result;
+    }
+    maybe_advance_high_watermark();
+    change_listeners_.notify();
+    return result;
+}
+
+asio::awaitable<ErrorCode> Partition::wait_for_high_watermark(std::int64_t offset,
+                                                              std::chrono::steady_clock::time_point deadline) {
+    auto self = shared_from_this();
+    if (auto error = check_leader(kNoLeaderEpoch, true); error != ErrorCode::none) co_return error;
+    if (high_watermark_ >= offset) co_return ErrorCode::none;
+
+    asio::steady_timer timer(executor_, deadline);
+    ErrorCode result = ErrorCode::request_timed_out;
+    auto id = high_watermark_waiters_.add(offset, [&result, &timer](ErrorCode error) {
+        result = error;
+        timer.cancel();
+    });
+    // Also runs if the frame is destroyed unresumed (shutdown), so the
+    // completion never refers to a dead timer.
+    struct Unregister {
+        Partition& partition;
+        HighWatermarkWaiters::Id id;
+        ~Unregister() { partition.high_watermark_waiters_.remove(id); }
+    } unregister{*self, id};
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    co_return result;
+}
+
+std::int64_t Partition::fetchable_end(FetchIsolation isolation) const {
+    switch (isolation) {
+        case FetchIsolation::log_end:
+            return log_->log_end_offset();
+        case FetchIsolation::high_watermark:
+            return high_watermark();
+        case FetchIsolation::txn_committed:
+            return last_stable_offset();
+    }
+    return high_watermark();
+}
+
+ReadResult Partition::read(std::int64_t offset, const ReadOptions& options) const {
+    ReadResult result;
+    result.error = check_leader(options.current_leader_epoch, options.fetch_only_from_leader);
+    if (result.error != ErrorCode::none) return result;
+    result.high_watermark = high_watermark();
+    result.last_stable_offset = last_stable_offset();
+    result.log_start_offset = log_->log_start_offset();
+    result.log_end_offset = log_->log_end_offset();
+    try {
+        storage::ReadOptions bounds;
+        bounds.max_bytes = options.max_bytes;
+        bounds.max_offset = fetchable_end(options.isolation);
+        bounds.min_one_batch = options.min_one_batch;
+        auto data = log_->read(offset, bounds);
+        result.error = data.error;
+        result.records = std::move(data.records);
+    } catch (const storage::StorageError& e) {
+        logging::error("read of {} at {} failed: {}", tp_.to_string(), offset, e.what());
+        result.error = ErrorCode::kafka_storage_error;
+    }
+    return result;
+}
+
+Partition::Subscription Partition::subscribe(std::function<void()> on_change) {
+    return Subscription(weak_from_this(), change_listeners_.add(std::move(on_change)));
+}
+
+DeleteRecordsResult Partition::delete_records_before(std::int64_t offset) {
+    if (auto error = check_leader(kNoLeaderEpoch, true); error != ErrorCode::none) return {error};
+    const auto target = offset == kDeleteUpToHighWatermark ? high_watermark_ : offset;
+    if (target < 0 || target > high_watermark_) return {ErrorCode::offset_out_of_range};
+    try {
+        if (auto error = log_->delete_records_before(target); error != ErrorCode::none) return {error};
+    } catch (const storage::StorageError& e) {
+        logging::error("deleting records of {} below {} failed: {}", tp_.to_string(), target, e.what());
+        return {ErrorCode::kafka_storage_error};
+    }
+    return {ErrorCode::none, log_->log_start_offset()};
+}
+
+}  // namespace weir::partitions

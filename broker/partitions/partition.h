@@ -1,0 +1,264 @@
+#pragma once
+// One partition this broker hosts (Kafka's Partition): its log, who leads it
+// in which epoch, the assigned replicas and the ISR, the followers'
+// positions, the high watermark and last stable offset, and the requests
+// parked on them. Everything above storage reaches a partition's data
+// through here: the handlers, the group coordinator and the ReplicaManager
+// read, append and wait on a Partition, never on its log.
+//
+// The high watermark lives here, not in storage: a leader advances it to the
+// smallest log end among the ISR (on a single node, its own log end at every
+// append), acks=all waiters complete as it passes their offset, and storage
+// learns it only where it must respect it (reads, retention, the cleaner).
+// Runs on the broker's single I/O thread.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "broker/partitions/waiters.h"
+#include "broker/storage/log_config.h"
+#include "protocol/errors.h"
+#include "protocol/topic_partition.h"
+#include "protocol/wire/reader.h"
+
+namespace weir::storage {
+class PartitionLog;
+}
+
+namespace weir::partitions {
+
+// The topic settings a partition's log applies (segments, retention, cleanup
+// policy, timestamp type).
+using LogConfig = storage::LogConfig;
+
+// RecordBatch.NO_PARTITION_LEADER_EPOCH: a request that names no epoch.
+inline constexpr std::int32_t kNoLeaderEpoch = -1;
+
+// Kafka's LeaderAndIsr partition state, as the metadata assigns it.
+struct LeaderAndIsr {
+    std::int32_t leader = -1;
+    std::int32_t leader_epoch = 0;
+    std::vector<std::int32_t> replicas;
+    std::vector<std::int32_t> isr;
+};
+
+// How far a read may see (Kafka's FetchIsolation).
+enum class FetchIsolation {
+    log_end,         // replicas, and the coordinator replaying its own log
+    high_watermark,  // consumers, read_uncommitted
+    txn_committed,   // consumers, read_committed: up to the last stable offset
+};
+
+struct ReadOptions {
+    std::size_t max_bytes = 1024 * 1024;
+    bool min_one_batch = true;  // KIP-74: the first batch whole, even past max_bytes
+    FetchIsolation isolation = FetchIsolation::high_watermark;
+    std::int32_t current_leader_epoch = kNoLeaderEpoch;  // the reader's view, checked as Kafka does
+    bool fetch_only_from_leader = true;
+};
+
+struct ReadResult {
+    ErrorCode error = ErrorCode::none;
+    wire::Bytes records;  // whole batches, possibly none
+    // -1 when the partition refused the read (stopped, not leader, epoch).
+    std::int64_t high_watermark = -1;
+    std::int64_t last_stable_offset = -1;
+    std::int64_t log_start_offset = -1;
+    std::int64_t log_end_offset = -1;
+};
+
+struct AppendResult {
+    ErrorCode error = ErrorCode::none;
+    std::string error_message;
+    std::int64_t base_offset = -1;
+    std::int64_t last_offset = -1;
+    std::int64_t log_append_time = -1;  // set for LogAppendTime topics
+    std::int64_t log_start_offset = -1;
+};
+
+// ListOffsets' special timestamps (Kafka's ListOffsetsRequest).
+inline constexpr std::int64_t kLatestTimestamp = -1;
+inline constexpr std::int64_t kEarliestTimestamp = -2;
+inline constexpr std::int64_t kMaxTimestamp = -3;  // KIP-734
+inline constexpr std::int64_t kEarliestLocalTimestamp = -4;
+inline constexpr std::int64_t kLatestTieredTimestamp = -5;
+
+struct TimestampAndOffset {
+    std::int64_t offset = -1;
+    std::int64_t timestamp = -1;
+    std::int32_t leader_epoch = -1;
+    bool operator==(const TimestampAndOffset&) const = default;
+};
+
+struct OffsetForTimestamp {
+    ErrorCode error = ErrorCode::none;
+    std::optional<TimestampAndOffset> found;  // none: offset and timestamp -1
+};
+
+struct LegacyOffsets {
+    ErrorCode error = ErrorCode::none;
+    std::vector<std::int64_t> offsets;  // newest first
+};
+
+struct EpochEndOffset {
+    ErrorCode error = ErrorCode::none;
+    std::int32_t leader_epoch = -1;
+    std::int64_t end_offset = -1;
+};
+
+// DeleteRecords' offset meaning "up to the high watermark".
+inline constexpr std::int64_t kDeleteUpToHighWatermark = -1;
+
+struct DeleteRecordsResult {
+    ErrorCode error = ErrorCode::none;
+    std::int64_t low_watermark = -1;  // the log start offset after the deletion
+};
+
+class Partition : public std::enable_shared_from_this<Partition> {
+public:
+    // Keeps a change listener registered; may outlive the partition.
+    class Subscription {
+    public:
+        Subscription() = default;
+        Subscription(Subscription&& other) noexcept;
+        Subscription& operator=(Subscription&& other) noexcept;
+        ~Subscription();
+
+    private:
+        friend class Partition;
+        Subscription(std::weak_ptr<Partition> partition, ChangeListeners::Id id);
+        void reset();
+
+        std::weak_ptr<Partition> partition_;
+        ChangeListeners::Id id_ = 0;
+    };
+
+    // Owned through shared_ptr (waiters keep their partition alive). No
+    // leader until make_leader() or make_follower().
+    Partition(TopicPartition tp, std::int32_t local_broker_id, std::shared_ptr<storage::PartitionLog> log,
+              boost::asio::any_io_executor executor);
+    Partition(const Partition&) = delete;
+    Partition& operator=(const Partition&) = delete;
+    ~Partition();
+
+    [[nodiscard]] const TopicPartition& topic_partition() const { return tp_; }
+    [[nodiscard]] const LogConfig& config() const;
+    // Where the log lives on disk (tools, tests).
+    [[nodiscard]] const std::filesystem::path& dir() const;
+
+    // ---- leadership (Kafka's makeLeader / makeFollower / StopReplica) ----
+    // A state of an older epoch is refused (STALE_CONTROLLER_EPOCH); the same
+    // epoch updates the replicas and ISR. A new epoch is stamped on the
+    // batches appended from now on and starts at the log end in the epoch
+    // history OffsetForLeaderEpoch answers from.
+    ErrorCode make_leader(const LeaderAndIsr& state);
+    // Followers do not fetch yet (cluster mode): this one only stops leading,
+    // failing its acks=all waiters with NOT_LEADER_OR_FOLLOWER.
+    ErrorCode make_follower(const LeaderAndIsr& state);
+    // For good (deleted or no longer hosted): waiters wake with `reason`, and
+    // every later request gets it.
+    void stop(ErrorCode reason);
+    [[nodiscard]] bool is_leader() const { return is_leader_; }
+    [[nodiscard]] bool stopped() const { return stopped_; }
+    [[nodiscard]] std::int32_t leader() const { return leader_; }
+    [[nodiscard]] std::int32_t leader_epoch() const { return leader_epoch_; }
+    [[nodiscard]] const std::vector<std::int32_t>& replicas() const { return replicas_; }
+    [[nodiscard]] const std::vector<std::int32_t>& isr() const { return isr_; }
+    // Kafka's checkCurrentLeaderEpoch: FENCED_LEADER_EPOCH if the caller's
+    // epoch is older, UNKNOWN_LEADER_EPOCH if newer; kNoLeaderEpoch passes.
+    [[nodiscard]] ErrorCode check_leader_epoch(std::int32_t current_leader_epoch) const;
+    // Kafka's localLogWithEpochOrThrow: stopped, then the epoch, then leadership.
+    [[nodiscard]] ErrorCode check_leader(std::int32_t current_leader_epoch, bool require_leader) const;
+
+    // ---- offsets ----
+    [[nodiscard]] std::int64_t log_start_offset() const;
+    [[nodiscard]] std::int64_t log_end_offset() const;
+    [[nodiscard]] std::int64_t high_watermark() const { return high_watermark_; }
+    // Read_committed consumers see up to here. No transactions yet, so it is
+    // the high watermark; exactly-once will hold it at the first open transaction.
+    [[nodiscard]] std::int64_t last_stable_offset() const { return high_watermark_; }
+    [[nodiscard]] std::vector<std::int64_t> segment_base_offsets() const;
+
+    // A follower's log end as its fetch reports it (the replica fetch path of
+    // cluster mode); may advance the high watermark. False if ignored (not
+    // leader, not an assigned follower).
+    bool update_follower_position(std::int32_t replica, std::int64_t log_end_offset);
+
+    // ---- writes and reads ----
+    // Appends validated v2 batches as leader (offsets and epoch rewritten in
+    // place). On a single node the high watermark follows at once.
+    AppendResult append(std::span<std::uint8_t> batches);
+    // acks=all: resolves with none once the high watermark reaches `offset`,
+    // REQUEST_TIMED_OUT at `deadline`, NOT_LEADER_OR_FOLLOWER if leadership
+    // is lost, the stop reason if the partition stops. Does not suspend when
+    // the high watermark is there already.
+    boost::asio::awaitable<ErrorCode> wait_for_high_watermark(std::int64_t offset,
+                                                              std::chrono::steady_clock::time_point deadline);
+    // Fails every parked acks=all waiter (shutdown) and wakes parked fetches.
+    void abort_waiters(ErrorCode error);
+    [[nodiscard]] ReadResult read(std::int64_t offset, const ReadOptions& options = {}) const;
+    // `on_change` runs after every append, high watermark move, leadership
+    // change and stop (parked fetches re-read then).
+    [[nodiscard]] Subscription subscribe(std::function<void()> on_change);
+
+    // ---- offset lookups (partition_offsets.cc) ----
+    // ListOffsets v1+ (Kafka's fetchOffsetForTimestamp): `isolation` bounds
+    // what counts as fetchable (log_end for replicas).
+    [[nodiscard]] OffsetForTimestamp fetch_offset_for_timestamp(std::int64_t timestamp, FetchIsolation isolation,
+                                                                std::int32_t current_leader_epoch,
+                                                                bool fetch_only_from_leader) const;
+    // ListOffsets v0: up to `max_num` segment-based offsets.
+    [[nodiscard]] LegacyOffsets legacy_offsets_for_timestamp(std::int64_t timestamp, std::int32_t max_num,
+                                                             bool from_consumer, bool fetch_only_from_leader) const;
+    // OffsetForLeaderEpoch: the end offset of the largest epoch <= `leader_epoch`.
+    [[nodiscard]] EpochEndOffset last_offset_for_leader_epoch(std::int32_t current_leader_epoch,
+                                                              std::int32_t leader_epoch,
+                                                              bool fetch_only_from_leader) const;
+    // DeleteRecords (and the coordinator's compaction): moves the log start
+    // offset up to `offset` (kDeleteUpToHighWatermark: the high watermark);
+    // OFFSET_OUT_OF_RANGE beyond the high watermark.
+    DeleteRecordsResult delete_records_before(std::int64_t offset);
+
+private:
+    [[nodiscard]] std::int64_t fetchable_end(FetchIsolation isolation) const;
+    // The smallest log end among the ISR; returns whether it moved.
+    bool maybe_advance_high_watermark();
+    void start_epoch(std::int32_t epoch);
+    void set_state(const LeaderAndIsr& state);
+
+    TopicPartition tp_;
+    std::int32_t local_broker_id_;
+    std::shared_ptr<storage::PartitionLog> log_;
+    boost::asio::any_io_executor executor_;
+
+    std::int32_t leader_ = -1;
+    std::int32_t leader_epoch_ = -1;
+    bool is_leader_ = false;
+    bool stopped_ = false;
+    ErrorCode stop_reason_ = ErrorCode::none;
+    std::vector<std::int32_t> replicas_;
+    std::vector<std::int32_t> isr_;
+    // Followers' log ends as last reported in this epoch (unknown: absent).
+    std::map<std::int32_t, std::int64_t> follower_positions_;
+    // (epoch, its first offset), oldest first: Kafka's leader epoch cache,
+    // in memory only; the data present when the partition first led counts
+    // as that first epoch's.
+    std::vector<std::pair<std::int32_t, std::int64_t>> epoch_starts_;
+    // No checkpoint yet: a reopened log's high watermark starts at its end.
+    std::int64_t high_watermark_ = 0;
+
+    HighWatermarkWaiters high_watermark_waiters_;
+    ChangeListeners change_listeners_;
+};
+
+}  // namespace weir::partitions

@@ -1,0 +1,112 @@
+#include "broker/partitions/produce_validation.h"
+
+#include <algorithm>
+
+#include "protocol/records/conversion.h"
+#include "protocol/records/record_batch.h"
+
+namespace weir::partitions {
+
+namespace {
+
+ValidatedRecords fail(ErrorCode code, std::string message) {
+    ValidatedRecords r;
+    r.error = code;
+    r.error_message = std::move(message);
+    return r;
+}
+
+// Kafka's LogValidator.validateKey: a compacted topic refuses records without
+// a key (the cleaner keeps records by key and drops unkeyed ones), with one
+// record error per offending record of the first batch that has any. Records
+// that do not decode are left to the checks below, which report them.
+std::vector<RecordError> unkeyed_record_errors(const TopicPartition& tp, wire::ByteSpan records) {
+    std::vector<RecordError> errors;
+    try {
+        wire::Bytes converted;
+        if (records::records_magic(records) < 2) {
+            converted = records::up_convert(records);
+            records = converted;
+        }
+        for (auto batch : records::split_batches(records, false)) {
+            std::int32_t index = 0;
+            for (const auto& r : records::decode_records(batch)) {
+                if (!r.key)
+                    errors.push_back({index, "Compacted topic cannot accept message without key in topic partition " +
+                                                 tp.to_string() + "."});
+                ++index;
+            }
+            if (!errors.empty()) break;
+        }
+    } catch (const wire::DecodeError&) {
+        errors.clear();
+    }
+    return errors;
+}
+
+// LogValidator.processRecordErrors' message.
+std::string record_errors_message(const std::vector<RecordError>& errors) {
+    std::string shown;
+    for (std::size_t i = 0; i < std::min<std::size_t>(errors.size(), 3); ++i) {
+        if (i > 0) shown += ", ";
+        shown += "RecordError(batchIndex=" + std::to_string(errors[i].batch_index) + ", message='" + errors[i].message +
+                 "')";
+    }
+    return "One or more records have been rejected due to " + std::to_string(errors.size()) +
+           " record errors in total, and only showing the first three errors at most: [" + shown + "]";
+}
+
+}  // namespace
+
+ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteSpan records,
+                                           const ProduceLimits& limits, const LogConfig& config) {
+    if (config.cleanup_compact && !records.empty()) {
+        if (auto errors = unkeyed_record_errors(tp, records); !errors.empty()) {
+            auto r = fail(ErrorCode::invalid_record, record_errors_message(errors));
+            r.record_errors = std::move(errors);
+            return r;
+        }
+    }
+    if (records.empty()) return fail(ErrorCode::invalid_record, "produce request has no record batches");
+
+    ValidatedRecords r;
+    try {
+        auto magic = records::records_magic(records);
+        if (magic < 2) {
+            // Produce v0-v2 carry magic 0/1 message sets (Sarama's default
+            // 0.8.2 protocol); Weir stores v2 batches only.
+            if (limits.produce_version >= 3)
+                return fail(ErrorCode::invalid_record, "produce v3 and above must use record batches (magic 2)");
+            r.batches = records::up_convert(records);
+            if (r.batches.empty()) return fail(ErrorCode::invalid_record, "produce request has no records");
+        } else if (magic == 2) {
+            if (limits.produce_version < 3)
+                return fail(ErrorCode::invalid_record, "produce v0-v2 must use message sets of magic 0 or 1");
+            r.batches.assign(records.begin(), records.end());
+        } else {
+            return fail(ErrorCode::invalid_record, "unknown record magic " + std::to_string(magic));
+        }
+        // Kafka's LogValidator checks every record of a produced batch; so do we
+        // (decompressing if needed) so that no consumer ever receives a batch
+        // it cannot parse, and so that the max timestamp the time index and
+        // ListOffsets rely on is the records' own.
+        for (const auto& header : records::validate_produced_batches(r.batches, config.message_timestamp_type)) {
+            if (header.total_size() > static_cast<std::size_t>(limits.max_message_bytes))
+                return fail(ErrorCode::message_too_large, "batch of " + std::to_string(header.total_size()) +
+                                                              " bytes exceeds max.message.bytes " +
+                                                              std::to_string(limits.max_message_bytes));
+            if (header.compression() == records::Compression::zstd && limits.produce_version < 7)
+                return fail(ErrorCode::unsupported_compression_type, "zstd needs produce v7 or above");
+            if (static_cast<int>(header.compression()) > 4)
+                return fail(ErrorCode::unsupported_compression_type, "unknown compression codec");
+            if (header.is_control()) return fail(ErrorCode::invalid_record, "clients may not produce control batches");
+        }
+    } catch (const records::InvalidRecordError& e) {
+        return fail(ErrorCode::invalid_record, e.what());
+    } catch (const wire::DecodeError& e) {
+        return fail(ErrorCode::corrupt_message, e.what());
+    }
+    return r;
+}
+
+}  // namespace weir::partitions

@@ -1,0 +1,113 @@
+#include "broker/partitions/replica_manager.h"
+
+#include <algorithm>
+
+#include "broker/storage/log_manager.h"
+
+namespace weir::partitions {
+
+namespace asio = boost::asio;
+
+ReplicaManager::ReplicaManager(asio::any_io_executor executor, storage::LogManager& logs, ConfigLookup config_for_topic,
+                               std::int32_t local_broker_id)
+    : executor_(std::move(executor)),
+      logs_(logs),
+      config_for_topic_(std::move(config_for_topic)),
+      local_broker_id_(local_broker_id) {
+    // Retention and the cleaner stay below what the partitions made visible.
+    logs_.set_visible_offsets([this](const TopicPartition& tp) -> std::optional<storage::VisibleOffsets> {
+        auto partition = get(tp);
+        if (!partition) return std::nullopt;
+        return storage::VisibleOffsets{partition->high_watermark(), partition->last_stable_offset()};
+    });
+}
+
+ReplicaManager::~ReplicaManager() { logs_.set_visible_offsets({}); }
+
+std::shared_ptr<Partition> ReplicaManager::get(const TopicPartition& tp) const {
+    auto it = partitions_.find(tp);
+    return it == partitions_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<Partition> ReplicaManager::get_or_create(const TopicPartition& tp) {
+    if (auto existing = get(tp)) return existing;
+    auto log = logs_.get(tp);
+    if (!log) log = logs_.get_or_create(tp, config_for_topic_(tp.topic));
+    auto partition = std::make_shared<Partition>(tp, local_broker_id_, std::move(log), executor_);
+    partitions_.emplace(tp, partition);
+    return partition;
+}
+
+std::shared_ptr<Partition> ReplicaManager::apply(const TopicPartition& tp, const LeaderAndIsr& state) {
+    const bool hosted =
+        std::find(state.replicas.begin(), state.replicas.end(), local_broker_id_) != state.replicas.end();
+    // Moving a replica off this broker (reassignment) comes with cluster mode.
+    if (!hosted) return nullptr;
+    auto partition = get_or_create(tp);
+    // An error here is a stale state (an older epoch): the partition keeps its own.
+    if (state.leader == local_broker_id_)
+        partition->make_leader(state);
+    else
+        partition->make_follower(state);
+    return partition;
+}
+
+bool ReplicaManager::remove(const TopicPartition& tp) {
+    auto it = partitions_.find(tp);
+    if (it != partitions_.end()) {
+        it->second->stop(ErrorCode::unknown_topic_or_partition);
+        partitions_.erase(it);
+    }
+    return logs_.remove(tp);
+}
+
+void ReplicaManager::remove_topic(const std::string& topic) {
+    // Logs without a partition (not hosted any more) go too.
+    for (const auto& tp : logs_.partitions())
+        if (tp.topic == topic) remove(tp);
+}
+
+void ReplicaManager::topic_config_changed(const std::string& topic) {
+    logs_.set_topic_config(topic, config_for_topic_(topic));
+}
+
+ProduceResult ReplicaManager::produce(const TopicPartition& tp, wire::ByteSpan records, const ProduceLimits& limits) {
+    ProduceResult result;
+    auto partition = get(tp);
+    if (!partition) {
+        result.error = ErrorCode::unknown_topic_or_partition;
+        return result;
+    }
+    auto validated = validate_produced_records(tp, records, limits, partition->config());
+    if (validated.error != ErrorCode::none) {
+        result.error = validated.error;
+        result.error_message = std::move(validated.error_message);
+        // Weir has always reported the log start with record errors.
+        if (!validated.record_errors.empty()) result.log_start_offset = partition->log_start_offset();
+        result.record_errors = std::move(validated.record_errors);
+        return result;
+    }
+    auto appended = partition->append(validated.batches);
+    result.error = appended.error;
+    result.error_message = std::move(appended.error_message);
+    result.base_offset = appended.base_offset;
+    result.last_offset = appended.last_offset;
+    result.log_append_time = appended.log_append_time;
+    result.log_start_offset = appended.log_start_offset;
+    return result;
+}
+
+asio::awaitable<ErrorCode> ReplicaManager::wait_for_high_watermark(const TopicPartition& tp, std::int64_t offset,
+                                                                   std::chrono::steady_clock::time_point deadline) {
+    auto partition = get(tp);
+    if (!partition) co_return ErrorCode::unknown_topic_or_partition;
+    if (stopping_ && partition->high_watermark() < offset) co_return ErrorCode::request_timed_out;
+    co_return co_await partition->wait_for_high_watermark(offset, deadline);
+}
+
+void ReplicaManager::wake_all() {
+    stopping_ = true;
+    for (const auto& [tp, partition] : partitions_) partition->abort_waiters(ErrorCode::request_timed_out);
+}
+
+}  // namespace weir::partitions

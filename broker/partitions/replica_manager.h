@@ -1,0 +1,128 @@
+#pragma once
+// The partitions this broker hosts (Kafka's ReplicaManager): looks them up,
+// creates and removes them as the metadata assigns them, applies leadership
+// changes, runs the produce path (validate, up-convert, append) and the read
+// path (read, park fetches until data, an error or their deadline). Runs on
+// the broker's single I/O thread.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "broker/partitions/partition.h"
+#include "broker/partitions/produce_validation.h"
+#include "protocol/errors.h"
+#include "protocol/topic_partition.h"
+#include "protocol/wire/reader.h"
+
+namespace weir::storage {
+class LogManager;
+}
+
+namespace weir::partitions {
+
+struct ProduceResult {
+    ErrorCode error = ErrorCode::none;
+    std::int64_t base_offset = -1;
+    std::int64_t last_offset = -1;  // acks=all waits for the high watermark to pass it
+    std::int64_t log_append_time = -1;
+    std::int64_t log_start_offset = -1;
+    std::string error_message;
+    std::vector<RecordError> record_errors;
+};
+
+// One partition of a fetch. A null partition did not resolve: the caller
+// answers it, and the fetch returns at once, as Kafka's does on any error.
+struct FetchPartition {
+    std::shared_ptr<Partition> partition;
+    std::int64_t fetch_offset = 0;
+    std::int32_t max_bytes = 0;
+    std::int32_t current_leader_epoch = kNoLeaderEpoch;
+};
+
+struct FetchParams {
+    std::int32_t min_bytes = 0;
+    std::int64_t max_bytes = 0;  // the whole response's (KIP-74)
+    FetchIsolation isolation = FetchIsolation::high_watermark;
+    std::chrono::steady_clock::time_point deadline;
+};
+
+struct FetchPartitionResult {
+    ErrorCode error = ErrorCode::none;
+    std::optional<wire::Bytes> records;  // none: not read (an error, or the response was full)
+    std::int64_t high_watermark = -1;
+    std::int64_t last_stable_offset = -1;
+    std::int64_t log_start_offset = -1;
+};
+
+// Turns records read into what the fetcher gets (down-conversion for old
+// fetch versions), in place; an error fails the partition.
+using RecordsConverter = std::function<ErrorCode(wire::Bytes& records)>;
+
+class ReplicaManager {
+public:
+    using ConfigLookup = std::function<LogConfig(const std::string& topic)>;
+
+    ReplicaManager(boost::asio::any_io_executor executor, storage::LogManager& logs, ConfigLookup config_for_topic,
+                   std::int32_t local_broker_id);
+    ReplicaManager(const ReplicaManager&) = delete;
+    ReplicaManager& operator=(const ReplicaManager&) = delete;
+    ~ReplicaManager();
+
+    // A hosted partition, or nullptr.
+    [[nodiscard]] std::shared_ptr<Partition> get(const TopicPartition& tp) const;
+
+    // ---- metadata (Kafka's becomeLeaderOrFollower / stopReplicas) ----
+    // A partition whose replicas include this broker is created (its log
+    // too) if missing and leads or follows as `state` says; nullptr if this
+    // broker does not host it. An older epoch leaves the partition as it is.
+    std::shared_ptr<Partition> apply(const TopicPartition& tp, const LeaderAndIsr& state);
+    // Stops the partition (its waiters wake with UNKNOWN_TOPIC_OR_PARTITION)
+    // and deletes its log; false if not hosted.
+    bool remove(const TopicPartition& tp);
+    void remove_topic(const std::string& topic);
+    void topic_config_changed(const std::string& topic);
+
+    // ---- produce ----
+    // Validates the records of one partition of a Produce request and appends
+    // them as leader. Does not wait: acks=all then waits for the high watermark.
+    ProduceResult produce(const TopicPartition& tp, wire::ByteSpan records, const ProduceLimits& limits);
+    // acks=all: none once the partition's high watermark reaches `offset`;
+    // REQUEST_TIMED_OUT at `deadline`; the partition's error if it stops
+    // leading or is gone.
+    boost::asio::awaitable<ErrorCode> wait_for_high_watermark(const TopicPartition& tp, std::int64_t offset,
+                                                              std::chrono::steady_clock::time_point deadline);
+
+    // ---- read path (read_path.cc) ----
+    // Reads every partition (budgeted as KIP-74 says) and, unless something
+    // failed, min_bytes were read or the deadline passed, parks until a
+    // partition changes and reads again. Results are in `partitions` order.
+    boost::asio::awaitable<std::vector<FetchPartitionResult>> fetch(FetchParams params,
+                                                                    std::vector<FetchPartition> partitions,
+                                                                    RecordsConverter convert);
+    // Resolves at `deadline`, or as soon as any of `partitions` changes.
+    boost::asio::awaitable<void> wait_for_change(std::vector<std::shared_ptr<Partition>> partitions,
+                                                 std::chrono::steady_clock::time_point deadline);
+
+    // Shutdown: parked fetches wake and return, acks=all waiters fail with
+    // REQUEST_TIMED_OUT, and nothing parks any more.
+    void wake_all();
+
+private:
+    std::shared_ptr<Partition> get_or_create(const TopicPartition& tp);
+
+    boost::asio::any_io_executor executor_;
+    storage::LogManager& logs_;
+    ConfigLookup config_for_topic_;
+    std::int32_t local_broker_id_;
+    std::unordered_map<TopicPartition, std::shared_ptr<Partition>> partitions_;
+    bool stopping_ = false;
+};
+
+}  // namespace weir::partitions
