@@ -13,7 +13,7 @@
 #include "harness/broker_process.h"
 #include "harness/kafka_client.h"
 #include "harness/subprocess.h"
-#include "harness/temp_dir.h"
+#include "broker/common/temp_dir.h"
 
 namespace weir::compat {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
-// One Weir broker process: wires config, metadata, storage, partitions, the
-// dispatcher and the listeners together and runs them on one I/O thread.
+// One Weir broker process: a BrokerCore (metadata, storage, partitions), the
+// group coordinator, the dispatcher and the listeners, run on one I/O thread.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <functional>
@@ -11,10 +11,8 @@
 #include "broker/dispatch/dispatcher.h"
 #include "broker/handlers/broker_context.h"
 #include "broker/handlers/group_service.h"
-#include "broker/metadata/metadata_store.h"
 #include "broker/net/listener.h"
-#include "broker/partitions/replica_manager.h"
-#include "broker/storage/log_manager.h"
+#include "broker/server/broker_core.h"
 
 namespace weir::server {
 
@@ -38,8 +36,6 @@ public:
 
 private:
     void start();
-    void on_metadata_change(const metadata::MetadataChange& change);
-    void sync_partitions(const metadata::TopicInfo& topic);
     void schedule_periodic();
     bool retention_due();
     void schedule_cleaner(std::chrono::milliseconds delay);
@@ -47,10 +43,7 @@ private:
 
     config::BrokerConfig config_;
     boost::asio::io_context io_{1};
-    std::unique_ptr<metadata::MetadataStore> metadata_;
-    std::unique_ptr<storage::LogManager> logs_;
-    std::unique_ptr<partitions::ReplicaManager> partitions_;
-    std::unique_ptr<handlers::BrokerContext> context_;
+    std::unique_ptr<BrokerCore> core_;
     GroupServiceFactory group_factory_;
     std::unique_ptr<handlers::GroupService> groups_;
     std::unique_ptr<dispatch::Dispatcher> dispatcher_;

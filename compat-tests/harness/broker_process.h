@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/temp_dir.h"
+#include "broker/common/temp_dir.h"
 
 namespace weir::compat {
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "broker/common/temp_dir.h"
 #include "broker/config/config_error.h"
 
 namespace weir::config {
@@ -30,18 +31,6 @@ std::string error_of(std::vector<std::string> args) {
     }
     return "";
 }
-
-class TempDir {
-public:
-    TempDir() : path_(std::filesystem::temp_directory_path() / ("weir-cl-" + std::to_string(::getpid()))) {
-        std::filesystem::create_directories(path_);
-    }
-    ~TempDir() { std::filesystem::remove_all(path_); }
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 TEST(CommandLineTest, ServeWithFileAndOverrides) {
     CommandLine cl = parse({"serve", "server.properties", "--override", "num.partitions=3", "--override=a=b=c"});

@@ -1,12 +1,11 @@
 #pragma once
-// Handler test fixture: a temp log dir, the embedded metadata store, the
-// partition layer over its logs and a BrokerContext, wired like broker/server/broker.cc.
+// Handler test fixture: a temp log dir and a BrokerCore over it (the embedded
+// metadata store, the logs and partitions, a BrokerContext), as the broker builds it.
 // call() runs one handler as the dispatcher would: the request is encoded
 // and decoded at the version first (so absent fields take their defaults),
 // the answer is encoded and decoded at the version after (so it must be
 // encodable there, and fields the version lacks read back as defaults).
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -15,48 +14,13 @@
 #include <optional>
 #include <string>
 
-#include "broker/config/topic_config.h"
+#include "broker/common/temp_dir.h"
 #include "broker/handlers/handlers.h"
-#include "broker/metadata/embedded_metadata_store.h"
-#include "broker/metadata/open_store.h"
 #include "broker/metadata/test/run_task.h"
-#include "broker/partitions/replica_manager.h"
-#include "broker/partitions/test/local_replicas.h"
+#include "broker/server/broker_core.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::handlers::test {
-
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = "/tmp/weir-handlers-XXXXXX";
-        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
-
-inline partitions::LogConfig to_log_config(const config::TopicConfig& t) {
-    partitions::LogConfig c;
-    c.segment_bytes = t.segment_bytes;
-    c.segment_ms = t.segment_ms;
-    c.index_interval_bytes = t.index_interval_bytes;
-    c.segment_index_bytes = t.segment_index_bytes;
-    c.retention_ms = t.retention_ms;
-    c.retention_bytes = t.retention_bytes;
-    c.cleanup_delete = t.cleanup_policy.remove;
-    c.cleanup_compact = t.cleanup_policy.compact;
-    return c;
-}
 
 // A v2 batch of `count` records with timestamps base_timestamp + i.
 inline wire::Bytes make_batch(int count, std::int64_t base_timestamp = 1000, std::size_t value_size = 16) {
@@ -88,28 +52,18 @@ protected:
         config_.advertised_listeners = {{"PLAINTEXT", config::SecurityProtocol::plaintext, "broker.example", 19092},
                                         {"INTERNAL", config::SecurityProtocol::plaintext, "internal.example", 19093}};
         config_.rack = "rack-a";
-        store_ = std::make_unique<metadata::EmbeddedMetadataStore>(
-            metadata::EmbeddedMetadataStore::Options{dir_.path() / "meta", metadata::local_broker_info(config_)});
-        auto lookup = [this](const std::string& topic) {
-            auto snapshot = store_->snapshot();
-            auto info = snapshot->topic(topic);
-            return to_log_config(config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{},
-                                                              snapshot->dynamic_broker_configs(config_.broker_id)));
-        };
-        local_ = std::make_unique<partitions::test::LocalReplicas>(io_.get_executor(), config_.log_dirs, lookup,
-                                                                   config_.broker_id);
-        partitions_ = &local_->replicas();
-        context_ = std::make_unique<BrokerContext>(BrokerContext{config_, *store_, *partitions_, io_.get_executor()});
-        store_->add_listener([this](const metadata::MetadataChange& change) { on_change(change); });
-        for (const auto& topic : store_->topics()) assign(*topic);
+        core_ = std::make_unique<server::BrokerCore>(config_, io_.get_executor());
+        store_ = &core_->metadata();
+        partitions_ = &core_->partitions();
+        context_ = &core_->context();
     }
 
     // Closes everything and opens it again from disk, as a broker restart does.
     void restart() {
-        context_.reset();
+        context_ = nullptr;
         partitions_ = nullptr;
-        local_.reset();
-        store_.reset();
+        store_ = nullptr;
+        core_.reset();
         start();
     }
 
@@ -179,36 +133,12 @@ protected:
     }
 
     config::BrokerConfig config_;
-    TempDir dir_;
+    TempDir dir_{"weir-handlers"};
     boost::asio::io_context io_{1};
-    std::unique_ptr<metadata::EmbeddedMetadataStore> store_;
-    std::unique_ptr<partitions::test::LocalReplicas> local_;
+    std::unique_ptr<server::BrokerCore> core_;
+    metadata::MetadataStore* store_ = nullptr;
     partitions::ReplicaManager* partitions_ = nullptr;
-    std::unique_ptr<BrokerContext> context_;
-
-private:
-    // The partitions the metadata assigns this broker, as broker.cc's sync_partitions.
-    void assign(const metadata::TopicInfo& topic) {
-        for (const auto& p : topic.partitions)
-            partitions_->apply({topic.name, p.partition}, {p.leader, p.leader_epoch, p.replicas, p.isr});
-    }
-
-    void on_change(const metadata::MetadataChange& change) {
-        using Kind = metadata::MetadataChange::Kind;
-        switch (change.kind) {
-            case Kind::topic_created:
-            case Kind::partitions_added:
-            case Kind::partition_state_changed:
-                if (change.after) assign(*change.after);
-                break;
-            case Kind::topic_deleted: partitions_->remove_topic(change.topic); break;
-            case Kind::topic_configs_changed: partitions_->topic_config_changed(change.topic); break;
-            case Kind::brokers_changed: break;
-            case Kind::broker_configs_changed:
-                for (const auto& topic : store_->topics()) partitions_->topic_config_changed(topic->name);
-                break;
-        }
-    }
+    BrokerContext* context_ = nullptr;
 };
 
 }  // namespace weir::handlers::test

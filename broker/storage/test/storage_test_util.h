@@ -1,6 +1,5 @@
 #pragma once
-// Helpers for storage tests: a self-deleting temp dir, batch builders and
-// file pokes.
+// Helpers for storage tests: batch builders and file pokes.
 #include <stdlib.h>
 
 #include <cstdint>
@@ -10,28 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "broker/common/temp_dir.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::storage::test {
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = "/tmp/weir-storage-XXXXXX";
-        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
+using weir::TempDir;
 
 // A batch of `count` records with `value_size`-byte values, timestamps
 // base_timestamp + i. Base offset 0 (the log assigns it).

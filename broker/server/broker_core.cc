@@ -1,0 +1,124 @@
+#include "broker/server/broker_core.h"
+
+#include "broker/config/config_def.h"
+#include "broker/config/config_keys.h"
+#include "broker/config/topic_config.h"
+#include "broker/metadata/open_store.h"
+
+namespace weir::server {
+
+namespace {
+
+partitions::LogConfig to_log_config(const config::TopicConfig& t) {
+    partitions::LogConfig c;
+    c.segment_bytes = t.segment_bytes;
+    c.segment_ms = t.segment_ms;
+    c.index_interval_bytes = t.index_interval_bytes;
+    c.segment_index_bytes = t.segment_index_bytes;
+    c.retention_ms = t.retention_ms;
+    c.retention_bytes = t.retention_bytes;
+    c.flush_interval_messages = t.flush_messages;
+    c.flush_interval_ms = t.flush_ms;
+    c.message_timestamp_type = t.message_timestamp_type;
+    c.cleanup_delete = t.cleanup_policy.remove;
+    c.cleanup_compact = t.cleanup_policy.compact;
+    c.delete_retention_ms = t.delete_retention_ms;
+    c.min_compaction_lag_ms = t.min_compaction_lag_ms;
+    c.max_compaction_lag_ms = t.max_compaction_lag_ms;
+    c.min_cleanable_dirty_ratio = t.min_cleanable_dirty_ratio;
+    return c;
+}
+
+// A broker key as server.properties sets it, else Kafka's default.
+std::string broker_value(const config::ConfigMap& props, const std::string& key) {
+    if (auto it = props.find(key); it != props.end()) return it->second;
+    const auto* k = config::find_broker_config_key(key);
+    return k && k->default_value ? std::string(*k->default_value) : std::string();
+}
+
+storage::CleanerOptions cleaner_options(const config::BrokerConfig& c) {
+    storage::CleanerOptions o;
+    auto threads = config::as_int(broker_value(c.static_props, "log.cleaner.threads"));
+    // Kafka starts no cleaner thread for log.cleaner.threads=0.
+    o.enabled = c.log_cleaner_enable && threads > 0;
+    auto dedupe = config::as_int(broker_value(c.static_props, "log.cleaner.dedupe.buffer.size"));
+    o.dedupe_buffer_bytes =
+        static_cast<std::size_t>(std::max<std::int64_t>(dedupe / std::max<std::int64_t>(threads, 1), 1));
+    return o;
+}
+
+}  // namespace
+
+partitions::LogConfig log_config_for(const config::BrokerConfig& config, const metadata::MetadataSnapshot& snapshot,
+                                     const std::string& topic) {
+    auto info = snapshot.topic(topic);
+    auto log_config = to_log_config(config::resolve_topic_config(
+        config, info ? info->configs : config::ConfigMap{}, snapshot.dynamic_broker_configs(config.broker_id)));
+    // The group coordinator compacts its own log (__consumer_offsets) by
+    // re-appending a snapshot of the live records; the log cleaner keeps out.
+    if (info && info->internal) log_config.cleanup_compact = false;
+    return log_config;
+}
+
+BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_executor executor) : config_(config) {
+    metadata_ = metadata::open_metadata_store(config_);
+    auto config_for_topic = [this](const std::string& topic) {
+        return log_config_for(config_, *metadata_->snapshot(), topic);
+    };
+    storage::LogManagerOptions log_options;
+    log_options.log_dirs = config_.log_dirs;
+    log_options.config_for_topic = config_for_topic;
+    log_options.cleaner = cleaner_options(config_);
+    logs_ = std::make_unique<storage::LogManager>(std::move(log_options));
+    partitions_ = std::make_unique<partitions::ReplicaManager>(executor, *logs_, config_for_topic, config_.broker_id);
+    context_ = std::make_unique<handlers::BrokerContext>(
+        handlers::BrokerContext{config_, *metadata_, *partitions_, std::move(executor)});
+    context_->fetch_sessions = handlers::FetchSessionCache(
+        {.max_slots = static_cast<std::size_t>(config_.max_incremental_fetch_session_cache_slots)});
+
+    // Partitions follow metadata: created, grown, deleted, reconfigured.
+    listener_ = metadata_->add_listener([this](const metadata::MetadataChange& change) { on_metadata_change(change); });
+    for (const auto& topic : metadata_->topics()) host(*topic);
+    for (const auto& tp : logs_->partitions())
+        if (!metadata_->topic(tp.topic)) logs_->remove(tp);
+}
+
+BrokerCore::~BrokerCore() { shutdown(); }
+
+void BrokerCore::shutdown() {
+    if (!logs_) return;
+    if (listener_) metadata_->remove_listener(*listener_);
+    listener_.reset();
+    partitions_->wake_all();
+    context_.reset();
+    partitions_.reset();
+    logs_->shutdown();
+    logs_.reset();
+}
+
+void BrokerCore::host(const metadata::TopicInfo& topic) {
+    for (const auto& p : topic.partitions)
+        partitions_->apply({topic.name, p.partition}, {p.leader, p.leader_epoch, p.replicas, p.isr});
+}
+
+void BrokerCore::on_metadata_change(const metadata::MetadataChange& change) {
+    using Kind = metadata::MetadataChange::Kind;
+    switch (change.kind) {
+        case Kind::topic_created:
+        case Kind::partitions_added:
+        case Kind::partition_state_changed:
+            if (change.after) host(*change.after);
+            break;
+        case Kind::topic_deleted: partitions_->remove_topic(change.topic); break;
+        case Kind::topic_configs_changed: partitions_->topic_config_changed(change.topic); break;
+        case Kind::brokers_changed: break;
+        case Kind::broker_configs_changed:
+            // New broker defaults reach every log without its own override
+            // (Kafka's DynamicLogConfig.updateLogsConfig).
+            if (!change.broker_id || *change.broker_id == config_.broker_id)
+                for (const auto& topic : metadata_->topics()) partitions_->topic_config_changed(topic->name);
+            break;
+    }
+}
+
+}  // namespace weir::server
