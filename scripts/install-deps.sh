@@ -11,7 +11,7 @@ PACKAGES=(
   librdkafka-dev kcat
   libssl-dev libsasl2-dev rapidjson-dev dpkg-dev
   libzookeeper-mt-dev zookeeper
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
   python3-kafka golang-go golang-github-shopify-sarama-dev
 )
 

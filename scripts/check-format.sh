@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Fails when a tracked C++ file differs from what .clang-format makes of it.
+# With --fix, rewrites them instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t files < <(git ls-files '*.cc' '*.h')
+if [ "${1:-}" = "--fix" ]; then
+  clang-format -i "${files[@]}"
+  exit 0
+fi
+if ! clang-format --dry-run --Werror "${files[@]}" 2>/tmp/weir-format.$$; then
+  grep -E '^[^ ].*: (error|warning):' /tmp/weir-format.$$ | cut -d: -f1 | sort -u | sed 's/^/not formatted: /'
+  rm -f /tmp/weir-format.$$
+  echo "run scripts/check-format.sh --fix"
+  exit 1
+fi
+rm -f /tmp/weir-format.$$
+echo "format: ${#files[@]} files match .clang-format"
