@@ -5,7 +5,8 @@
 //   broker_bench produce --bootstrap H:P --topic T --count N --size B --acks 1|all [--server-pid PID]
 //   broker_bench consume --bootstrap H:P --topic T [--min-bytes N] [--server-pid PID]
 //   broker_bench latency --bootstrap H:P --topic T [--rate 1000 --size 1024 --seconds 20 --warmup 2] [--server-pid PID]
-//   broker_bench startup --address H:P|stdout [--runs 5 --stop term|kill --idle-ms MS --prepare CMD --log F] -- server argv...
+//   broker_bench startup --address H:P|stdout [--runs 5 --stop term|kill --idle-ms MS --prepare CMD --log F] -- server
+//   argv...
 //
 // Common: --partitions N (4), --name PHASE (label of the RESULT line),
 // --set k=v,k=v (extra producer settings, diagnostics only).
@@ -21,7 +22,8 @@
 int main(int argc, char** argv) {
     using namespace weir::bench;
     if (argc < 2) {
-        std::fputs("usage: broker_bench produce|consume|latency|startup --key value ... (see broker_bench.cc)\n", stderr);
+        std::fputs("usage: broker_bench produce|consume|latency|startup --key value ... (see broker_bench.cc)\n",
+                   stderr);
         return 2;
     }
     const std::string command = argv[1];

@@ -107,9 +107,9 @@ int run_produce(const Args& a) {
     rd_kafka_topic_destroy(rkt);
     check(flush_err, "flush");
     if (counts.failed > 0 || counts.ok != count)
-        throw std::runtime_error(fmt::format("produce: {} delivered, {} failed (first error: {})", counts.ok.load(),
-                                             counts.failed.load(),
-                                             rd_kafka_err2str(static_cast<rd_kafka_resp_err_t>(counts.first_error.load()))));
+        throw std::runtime_error(
+            fmt::format("produce: {} delivered, {} failed (first error: {})", counts.ok.load(), counts.failed.load(),
+                        rd_kafka_err2str(static_cast<rd_kafka_resp_err_t>(counts.first_error.load()))));
     const double bytes = static_cast<double>(count) * static_cast<double>(size);
     r.add("phase", a.str("name", "produce"))
         .add("msgs", count)
@@ -196,7 +196,8 @@ int run_consume(const Args& a) {
         // Another pass over what the broker kept.
         ++passes;
         reset_done();
-        check(rd_kafka_assign(rk.get(), all_partitions(topic, partitions, RD_KAFKA_OFFSET_BEGINNING).get()), "re-assign");
+        check(rd_kafka_assign(rk.get(), all_partitions(topic, partitions, RD_KAFKA_OFFSET_BEGINNING).get()),
+              "re-assign");
     }
     double elapsed = seconds_since(t0);
     Result r;
@@ -247,7 +248,8 @@ int run_latency(const Args& a) {
     std::vector<std::pair<std::string, std::string>> consumer_settings{{"bootstrap.servers", a.str("bootstrap")}};
     consumer_settings.emplace_back("group.id", "broker-bench-" + topic);  // needed by assign(), not a tuning
     auto consumer = make_client(RD_KAFKA_CONSUMER, consumer_settings);
-    check(rd_kafka_assign(consumer.get(), all_partitions(topic, partitions, RD_KAFKA_OFFSET_BEGINNING).get()), "assign");
+    check(rd_kafka_assign(consumer.get(), all_partitions(topic, partitions, RD_KAFKA_OFFSET_BEGINNING).get()),
+          "assign");
 
     std::vector<double> latencies_ms;
     latencies_ms.reserve(static_cast<std::size_t>(total));
@@ -258,7 +260,8 @@ int run_latency(const Args& a) {
     std::thread reader([&] {
         auto stop_at = Clock::time_point::max();
         while (received < total && Clock::now() < stop_at) {
-            if (producing_done && stop_at == Clock::time_point::max()) stop_at = Clock::now() + std::chrono::seconds(10);
+            if (producing_done && stop_at == Clock::time_point::max())
+                stop_at = Clock::now() + std::chrono::seconds(10);
             rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer.get(), 100);
             if (!m) continue;
             auto now = now_ns();

@@ -15,9 +15,7 @@
 
 namespace weir::bench {
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
@@ -66,8 +64,10 @@ std::optional<ProcSample> sample_process(pid_t pid) {
     std::ifstream status("/proc/" + std::to_string(pid) + "/status");
     while (std::getline(status, line)) {
         auto value = [&] { return std::stoll(line.substr(line.find(':') + 1)); };
-        if (line.starts_with("VmRSS:")) s.vm_rss_kb = value();
-        else if (line.starts_with("VmHWM:")) s.vm_hwm_kb = value();
+        if (line.starts_with("VmRSS:"))
+            s.vm_rss_kb = value();
+        else if (line.starts_with("VmHWM:"))
+            s.vm_hwm_kb = value();
     }
     return s;
 }
@@ -83,8 +83,10 @@ Child spawn(const std::vector<std::string>& argv, bool capture_stdout, const std
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
         if (log_fd >= 0) ::dup2(log_fd, STDERR_FILENO);
-        if (capture_stdout) ::dup2(pipe_fds[1], STDOUT_FILENO);
-        else ::dup2(STDERR_FILENO, STDOUT_FILENO);  // keep our stdout for RESULT lines
+        if (capture_stdout)
+            ::dup2(pipe_fds[1], STDOUT_FILENO);
+        else
+            ::dup2(STDERR_FILENO, STDOUT_FILENO);  // keep our stdout for RESULT lines
         ::execv(cargv[0], cargv.data());
         ::_exit(127);
     }

@@ -24,7 +24,6 @@
 namespace weir::bench {
 namespace {
 
-
 struct Endpoint {
     std::string host;
     int port = 0;
@@ -83,7 +82,8 @@ bool metadata_answered(const Endpoint& ep, std::int32_t correlation_id) {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<std::uint16_t>(ep.port));
-    if (::inet_pton(AF_INET, ep.host.c_str(), &addr.sin_addr) != 1) throw std::runtime_error("bad IPv4 address " + ep.host);
+    if (::inet_pton(AF_INET, ep.host.c_str(), &addr.sin_addr) != 1)
+        throw std::runtime_error("bad IPv4 address " + ep.host);
     if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return false;
     int one = 1;
     ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -92,7 +92,8 @@ bool metadata_answered(const Endpoint& ep, std::int32_t correlation_id) {
     auto deadline = Clock::now() + std::chrono::seconds(5);
     std::uint8_t head[12];  // size, correlation id, broker count
     if (!read_exact(fd.get(), head, sizeof head, deadline)) return false;
-    return static_cast<std::int32_t>(get32(head + 4)) == correlation_id && static_cast<std::int32_t>(get32(head + 8)) >= 1;
+    return static_cast<std::int32_t>(get32(head + 4)) == correlation_id &&
+           static_cast<std::int32_t>(get32(head + 8)) >= 1;
 }
 
 // The mock prints "bootstrap=host:port" once it listens.
@@ -123,12 +124,13 @@ int run_startup(const Args& a) {
 
     std::vector<double> startup_ms, idle_rss_kb, stop_s;
     for (int run = 0; run < runs; ++run) {
-        if (!prepare.empty() && std::system(prepare.c_str()) != 0) throw std::runtime_error("prepare failed: " + prepare);
+        if (!prepare.empty() && std::system(prepare.c_str()) != 0)
+            throw std::runtime_error("prepare failed: " + prepare);
         auto t0 = Clock::now();
         Child child = spawn(a.positional, from_stdout, a.str("log"));
         auto deadline = t0 + timeout;
-        Endpoint ep = parse_endpoint(from_stdout ? read_bootstrap_line(child.stdout_pipe.get(), deadline)
-                                                 : a.str("address"));
+        Endpoint ep =
+            parse_endpoint(from_stdout ? read_bootstrap_line(child.stdout_pipe.get(), deadline) : a.str("address"));
         bool ok = false;
         for (std::int32_t attempt = 1; Clock::now() < deadline; ++attempt) {
             if ((ok = metadata_answered(ep, attempt))) break;

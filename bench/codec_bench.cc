@@ -241,16 +241,16 @@ void register_all() {
                 benchmark::RegisterBenchmark(("memcpy/produce_frame/" + shape.name()).c_str(), bench_memcpy,
                                              frame->size());
             }
-            benchmark::RegisterBenchmark(("produce_decode" + suffix).c_str(),
-                                         [frame](benchmark::State& s) { bench_decode<msg::ProduceRequest>(s, frame, true); });
+            benchmark::RegisterBenchmark(("produce_decode" + suffix).c_str(), [frame](benchmark::State& s) {
+                bench_decode<msg::ProduceRequest>(s, frame, true);
+            });
             if (shape.partitions == 1) {
                 benchmark::RegisterBenchmark(("produce_decode_copying" + suffix).c_str(), [frame](benchmark::State& s) {
                     bench_decode<msg::ProduceRequest>(s, frame, false);
                 });
             }
-            benchmark::RegisterBenchmark(("produce_encode" + suffix).c_str(), [produce, v](benchmark::State& s) {
-                bench_request_encode(s, *produce, v);
-            });
+            benchmark::RegisterBenchmark(("produce_encode" + suffix).c_str(),
+                                         [produce, v](benchmark::State& s) { bench_request_encode(s, *produce, v); });
         }
     }
 
@@ -266,7 +266,8 @@ void register_all() {
         const auto req = make_fetch_request(partitions);
         for (std::int16_t v : {11, 12}) {
             const Frame frame = std::make_shared<const Bytes>(encode_request_frame(req, v));
-            if (!(decode_frame<msg::FetchRequest>(frame, true) == req)) throw std::runtime_error("fetch round trip mismatch");
+            if (!(decode_frame<msg::FetchRequest>(frame, true) == req))
+                throw std::runtime_error("fetch round trip mismatch");
             benchmark::RegisterBenchmark(
                 ("fetch_request_decode/v" + std::to_string(v) + "/" + std::to_string(partitions) + "p").c_str(),
                 [frame](benchmark::State& s) { bench_decode<msg::FetchRequest>(s, frame, true); });

@@ -7,8 +7,9 @@
 //   group_bench commit  --bootstrap H:P --partitions K [--seconds 10 --warmup 1]
 //   group_bench memory  --bootstrap H:P --server-pid PID [--partitions 1000 --groups 10 --rounds 3 --warm-groups 200]
 //   group_bench fill    --bootstrap H:P [--partitions 1000 --groups 1000 --rounds 1 --group-prefix fill- --window 4]
-//   group_bench replay  --address H:P [--runs 3 --log F --offsets-partitions 50 --verify-all 1] (fill's shape) -- server argv...
-//   group_bench mock    --topics name:partitions,...   (librdkafka's mock cluster with those topics; until SIGTERM)
+//   group_bench replay  --address H:P [--runs 3 --log F --offsets-partitions 50 --verify-all 1] (fill's shape) --
+//   server argv... group_bench mock    --topics name:partitions,...   (librdkafka's mock cluster with those topics;
+//   until SIGTERM)
 //
 // Common: --server-pid PID (server CPU and memory around the phase),
 // --set k=v,k=v (extra client settings, diagnostics only).
@@ -24,7 +25,8 @@
 int main(int argc, char** argv) {
     using namespace weir::bench;
     if (argc < 2) {
-        std::fputs("usage: group_bench join|commit|memory|fill|replay|mock --key value ... (see group_bench.cc)\n", stderr);
+        std::fputs("usage: group_bench join|commit|memory|fill|replay|mock --key value ... (see group_bench.cc)\n",
+                   stderr);
         return 2;
     }
     const std::string command = argv[1];

@@ -87,10 +87,9 @@ void create_topic(rd_kafka_t* rk, const std::string& topic, int partitions, std:
     for (size_t i = 0; i < n; ++i) {
         auto e = rd_kafka_topic_result_error(results[i]);
         if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
-            throw std::runtime_error(fmt::format("CreateTopics {}: {} {}", topic, rd_kafka_err2name(e),
-                                                 rd_kafka_topic_result_error_string(results[i])
-                                                     ? rd_kafka_topic_result_error_string(results[i])
-                                                     : ""));
+            throw std::runtime_error(fmt::format(
+                "CreateTopics {}: {} {}", topic, rd_kafka_err2name(e),
+                rd_kafka_topic_result_error_string(results[i]) ? rd_kafka_topic_result_error_string(results[i]) : ""));
     }
     wait_for_topic(rk, topic, partitions, timeout);
 }
@@ -98,7 +97,8 @@ void create_topic(rd_kafka_t* rk, const std::string& topic, int partitions, std:
 PartitionList partition_list(const std::string& topic, int partitions,
                              const std::function<std::int64_t(int)>& offset_of) {
     PartitionList l(rd_kafka_topic_partition_list_new(partitions));
-    for (int p = 0; p < partitions; ++p) rd_kafka_topic_partition_list_add(l.get(), topic.c_str(), p)->offset = offset_of(p);
+    for (int p = 0; p < partitions; ++p)
+        rd_kafka_topic_partition_list_add(l.get(), topic.c_str(), p)->offset = offset_of(p);
     return l;
 }
 
@@ -113,8 +113,8 @@ void commit_groups(rd_kafka_t* admin, std::size_t count, const std::function<Gro
             auto [group, offsets] = make(next++);
             rd_kafka_AlterConsumerGroupOffsets_t* req =
                 rd_kafka_AlterConsumerGroupOffsets_new(group.c_str(), offsets.get());
-            auto opts = admin_options(admin, RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS,
-                                      std::chrono::milliseconds(30000));
+            auto opts =
+                admin_options(admin, RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, std::chrono::milliseconds(30000));
             rd_kafka_AlterConsumerGroupOffsets(admin, &req, 1, opts.get(), q.get());
             rd_kafka_AlterConsumerGroupOffsets_destroy(req);
             ++in_flight;
@@ -134,10 +134,9 @@ void commit_groups(rd_kafka_t* admin, std::size_t count, const std::function<Gro
             const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(groups[i]);
             for (int k = 0; parts && k < parts->cnt; ++k)
                 if (parts->elems[k].err)
-                    throw std::runtime_error(fmt::format("OffsetCommit {} {}[{}]: {}",
-                                                         rd_kafka_group_result_name(groups[i]), parts->elems[k].topic,
-                                                         parts->elems[k].partition,
-                                                         rd_kafka_err2name(parts->elems[k].err)));
+                    throw std::runtime_error(fmt::format(
+                        "OffsetCommit {} {}[{}]: {}", rd_kafka_group_result_name(groups[i]), parts->elems[k].topic,
+                        parts->elems[k].partition, rd_kafka_err2name(parts->elems[k].err)));
         }
     }
 }
@@ -190,10 +189,12 @@ std::vector<std::string> check_groups(rd_kafka_t* admin, const std::vector<std::
         int matched = 0;
         for (int k = 0; parts && k < parts->cnt && out.empty(); ++k) {
             const auto& e = parts->elems[k];
-            if (e.err) out = rd_kafka_err2name(e.err);
+            if (e.err)
+                out = rd_kafka_err2name(e.err);
             else if (e.offset != expected(index, e.partition))
                 out = fmt::format("{}[{}]={} want {}", e.topic, e.partition, e.offset, expected(index, e.partition));
-            else ++matched;
+            else
+                ++matched;
         }
         if (out.empty() && matched != partitions) out = fmt::format("{} of {} partitions", matched, partitions);
     }

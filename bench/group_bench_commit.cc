@@ -26,7 +26,8 @@ void commit_once(rd_kafka_t* rk, rd_kafka_queue_t* q, const rd_kafka_topic_parti
         for (int i = 0; i < parts->cnt; ++i)
             if (parts->elems[i].err)
                 throw std::runtime_error(fmt::format("commit {}[{}]: {}", parts->elems[i].topic,
-                                                     parts->elems[i].partition, rd_kafka_err2name(parts->elems[i].err)));
+                                                     parts->elems[i].partition,
+                                                     rd_kafka_err2name(parts->elems[i].err)));
 }
 
 std::int64_t rss_kb(pid_t pid) {
@@ -107,7 +108,9 @@ int run_memory(const Args& a) {
     // partition and the connection exist before the first sample.
     commit_groups(
         admin.get(), static_cast<std::size_t>(warm_groups),
-        [&](std::size_t i) { return GroupCommit{fmt::format("mem-warm-{}", i), partition_list(topic, 1, [](int) { return 1; })}; },
+        [&](std::size_t i) {
+            return GroupCommit{fmt::format("mem-warm-{}", i), partition_list(topic, 1, [](int) { return 1; })};
+        },
         4, timeout);
     std::this_thread::sleep_for(settle);
     std::int64_t before = rss_kb(pid);

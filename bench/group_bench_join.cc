@@ -144,7 +144,8 @@ int run_join(const Args& a) {
         }
         int late = -assigns;
         for (auto& m : members) late += m->assigns;
-        r.add("late_assigns", static_cast<std::int64_t>(late)).add("still_stable", stable(members, partitions) ? "1" : "0");
+        r.add("late_assigns", static_cast<std::int64_t>(late))
+            .add("still_stable", stable(members, partitions) ? "1" : "0");
         r.print();
         join_ms.push_back(ms);
         close_all(members);

@@ -30,8 +30,9 @@ Settings client_settings(const Args& a, const std::string& bootstrap);
 void create_topic(rd_kafka_t* rk, const std::string& topic, int partitions, std::chrono::milliseconds timeout);
 
 // topic[0..partitions) with offsets offset_of(p).
-PartitionList partition_list(const std::string& topic, int partitions,
-                             const std::function<std::int64_t(int)>& offset_of = [](int) { return -1; });
+PartitionList partition_list(
+    const std::string& topic, int partitions,
+    const std::function<std::int64_t(int)>& offset_of = [](int) { return -1; });
 
 // OffsetCommit with generation -1 (AlterConsumerGroupOffsets), one request
 // per group, up to `window` in flight. make(i) gives the i-th request.

@@ -108,8 +108,8 @@ int run_replay(const Args& a) {
         while (!pending.empty()) {
             if (Clock::now() > deadline) {
                 stop_child(pid, SIGKILL);
-                throw std::runtime_error(fmt::format("{} probe groups still not loaded, e.g. {}", pending.size(),
-                                                     pending.front()));
+                throw std::runtime_error(
+                    fmt::format("{} probe groups still not loaded, e.g. {}", pending.size(), pending.front()));
             }
             ++attempts;
             auto verdict = check_groups(

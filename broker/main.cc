@@ -10,9 +10,9 @@
 #include "broker/config/command_line.h"
 #include "broker/config/config_error.h"
 #include "broker/server/broker.h"
-#include "coordinator/group_coordinator.h"
 #include "cli/groups/groups_cli.h"
 #include "cli/topics/topics_cli.h"
+#include "coordinator/group_coordinator.h"
 
 int main(int argc, char** argv) {
     using namespace weir;

@@ -29,7 +29,8 @@ OutMessage make_message(const std::string& topic, int i) {
     } else if (i % 1000 == 1) {
         m.value = std::string();
     } else {
-        m.value = "value-" + std::to_string(i) + "-" + payload(static_cast<std::uint64_t>(i), static_cast<std::size_t>(i % 200));
+        m.value = "value-" + std::to_string(i) + "-" +
+                  payload(static_cast<std::uint64_t>(i), static_cast<std::size_t>(i % 200));
     }
     m.headers.push_back({"seq", std::to_string(i)});
     m.headers.push_back({"bin", payload(static_cast<std::uint64_t>(i) + 7, static_cast<std::size_t>(i % 16))});
@@ -105,8 +106,8 @@ TEST_P(ProduceConsume, RoundTripByteExact) {
                           (acks == "0" || c.offset == d.offset);
         if (!same) {
             ++mismatches;
-            ADD_FAILURE() << "message " << i << " differs: partition " << c.partition << " (produced to "
-                          << d.partition << "), offset " << c.offset << " (reported " << d.offset << "), value "
+            ADD_FAILURE() << "message " << i << " differs: partition " << c.partition << " (produced to " << d.partition
+                          << "), offset " << c.offset << " (reported " << d.offset << "), value "
                           << (c.value == want.value ? "same" : "DIFFERENT") << ", headers "
                           << (c.headers == want.headers ? "same" : "DIFFERENT") << " (" << c.headers.size() << " vs "
                           << want.headers.size() << "), timestamp " << c.timestamp << " type " << c.timestamp_type
@@ -114,7 +115,8 @@ TEST_P(ProduceConsume, RoundTripByteExact) {
         }
     }
     for (int i = 0; i < kMessages; ++i) {
-        ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1) << "message " << i << " seen " << seen[static_cast<std::size_t>(i)] << " times";
+        ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1)
+            << "message " << i << " seen " << seen[static_cast<std::size_t>(i)] << " times";
     }
     for (auto& [partition, entries] : by_partition) {
         // Consumed in offset order, offsets 0..n-1 without gaps.

@@ -80,16 +80,16 @@ TEST_F(AssignSeek, OffsetsForTimes) {
         std::int64_t offset;
     };
     const std::vector<Case> cases{
-        {kBase - 5000, 0},            // before everything: first offset
-        {kBase, 0},                   // exact match of the first
-        {kBase + 37'000, 37},         // exact, inside the first batch
-        {kBase + 37'001, 38},         // between: first offset with timestamp >= target
-        {kBase + 49'500, 50},         // crosses the batch boundary
-        {kBase + 72'000, 72},         // exact, single-message batches
-        {kBase + 99'000, 99},         // the last one
-        {kBase + 99'001, -1},         // after everything: no offset
-        {RdKafka::Topic::OFFSET_END, 100},       // -1 = latest
-        {RdKafka::Topic::OFFSET_BEGINNING, 0},   // -2 = earliest
+        {kBase - 5000, 0},                      // before everything: first offset
+        {kBase, 0},                             // exact match of the first
+        {kBase + 37'000, 37},                   // exact, inside the first batch
+        {kBase + 37'001, 38},                   // between: first offset with timestamp >= target
+        {kBase + 49'500, 50},                   // crosses the batch boundary
+        {kBase + 72'000, 72},                   // exact, single-message batches
+        {kBase + 99'000, 99},                   // the last one
+        {kBase + 99'001, -1},                   // after everything: no offset
+        {RdKafka::Topic::OFFSET_END, 100},      // -1 = latest
+        {RdKafka::Topic::OFFSET_BEGINNING, 0},  // -2 = earliest
     };
     for (const auto& tc : cases) {
         RdKafka::ErrorCode err = RdKafka::ERR_NO_ERROR;

@@ -2,9 +2,8 @@
 // loop of empty responses) and answered as soon as a message is appended.
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
-
 #include <atomic>
+#include <boost/json.hpp>
 #include <iostream>
 #include <mutex>
 
@@ -60,7 +59,8 @@ TEST_P(LongPoll, FetchAnsweredOnAppend) {
 
     FetchCounter counter;
     Consumer consumer(broker.bootstrap(),
-                      {{"fetch.wait.max.ms", std::to_string(max_wait_ms)}, {"statistics.interval.ms", "250"}}, &counter);
+                      {{"fetch.wait.max.ms", std::to_string(max_wait_ms)}, {"statistics.interval.ms", "250"}},
+                      &counter);
     consumer.assign({{topic, 0, 0}});
     Producer producer(broker.bootstrap(), {{"linger.ms", "0"}});
     ASSERT_EQ(topic_metadata(producer.handle(), topic, 5s).err, RdKafka::ERR_NO_ERROR);  // connect before timing
@@ -96,10 +96,9 @@ TEST_P(LongPoll, FetchAnsweredOnAppend) {
     EXPECT_EQ(producer.deliveries().at(0).err, RdKafka::ERR_NO_ERROR);
 }
 
-INSTANTIATE_TEST_SUITE_P(MaxWait, LongPoll, ::testing::Values(500, 5000),
-                         [](const ::testing::TestParamInfo<int>& p) {
-                             return "max_wait_" + std::to_string(p.param) + "ms";
-                         });
+INSTANTIATE_TEST_SUITE_P(MaxWait, LongPoll, ::testing::Values(500, 5000), [](const ::testing::TestParamInfo<int>& p) {
+    return "max_wait_" + std::to_string(p.param) + "ms";
+});
 
 }  // namespace
 }  // namespace weir::compat

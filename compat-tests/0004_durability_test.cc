@@ -162,8 +162,8 @@ TEST(Durability, SigkillMidProduceKeepsAcknowledged) {
     }
     for (const auto& entry : copies) ASSERT_LT(entry.first, final_reports.size()) << "message never produced";
     std::cout << "[compat] sent " << sent << ", acked " << acked << " (" << acked_after
-              << " after the restart), failed " << failed << ", stored " << got.size() << ", duplicates "
-              << duplicates << "\n";
+              << " after the restart), failed " << failed << ", stored " << got.size() << ", duplicates " << duplicates
+              << "\n";
     RecordProperty("duplicates", std::to_string(duplicates));
     // Only retried (unacknowledged at kill time) messages can be duplicated.
     EXPECT_LE(duplicates, final_reports.size() - ok_before_count);

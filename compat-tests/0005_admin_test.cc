@@ -39,7 +39,8 @@ protected:
 };
 
 TEST_F(AdminTest, CreateWithConfigsAndDescribe) {
-    const auto r = admin().create_topic("configured", 3, 1, {{"retention.ms", "3600000"}, {"cleanup.policy", "delete"}});
+    const auto r =
+        admin().create_topic("configured", 3, 1, {{"retention.ms", "3600000"}, {"cleanup.policy", "delete"}});
     ASSERT_EQ(r.err, RD_KAFKA_RESP_ERR_NO_ERROR) << r.describe();
 
     const auto md = cluster_metadata(admin().handle(), 5s);

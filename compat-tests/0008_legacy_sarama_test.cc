@@ -95,7 +95,8 @@ TEST_F(Sarama, ReadsLibrdkafkaRecordsDownConverted) {
     constexpr std::int64_t kBase = 1'650'000'000'000;
     std::vector<OutMessage> v2;
     for (int i = 10; i < 60; ++i) {
-        v2.push_back({topic_, 0, "key-" + std::to_string(i), "rdk-value-" + std::to_string(i), {{"h", "x"}}, kBase + i});
+        v2.push_back(
+            {topic_, 0, "key-" + std::to_string(i), "rdk-value-" + std::to_string(i), {{"h", "x"}}, kBase + i});
     }
     // gzip: an 0.8 client cannot read lz4 in magic 0, since Kafka (and Weir) write
     // its LZ4 frames with the broken header checksum of KAFKA-1493 there.

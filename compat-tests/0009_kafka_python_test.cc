@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
-
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -49,8 +48,8 @@ TEST_P(KafkaPython, ProduceAndConsume) {
     }
 
     const auto script = std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / "python" / "kafka_python_roundtrip.py";
-    const auto r = run_process(
-        {WEIR_DEBIAN_PYTHON, script.string(), broker.bootstrap(), topic, std::to_string(kCount), api}, 45s);
+    const auto r =
+        run_process({WEIR_DEBIAN_PYTHON, script.string(), broker.bootstrap(), topic, std::to_string(kCount), api}, 45s);
     ASSERT_EQ(r.exit_code, 0) << r.describe();
 
     std::string resolved;
@@ -62,7 +61,8 @@ TEST_P(KafkaPython, ProduceAndConsume) {
         if (obj.contains("api_version")) resolved = std::string(obj.at("api_version").as_string());
         if (obj.contains("produced")) produced.push_back(obj);
         if (obj.contains("consumed")) consumed.push_back(obj);
-        if (obj.contains("end_offset") && !obj.at("end_offset").is_null()) end_offset = obj.at("end_offset").to_number<std::int64_t>();
+        if (obj.contains("end_offset") && !obj.at("end_offset").is_null())
+            end_offset = obj.at("end_offset").to_number<std::int64_t>();
     }
     RecordProperty("kafka_python_api_version", resolved);
     std::cout << "[compat] kafka-python api_version=" << api << " resolved to " << resolved << "\n";
@@ -115,7 +115,8 @@ TEST_P(KafkaPython, ProduceAndConsume) {
 INSTANTIATE_TEST_SUITE_P(ApiVersions, KafkaPython, ::testing::Values("auto", "0.10.0", "0.9"),
                          [](const ::testing::TestParamInfo<std::string>& p) {
                              std::string n = p.param;
-                             for (auto& ch : n) if (ch == '.') ch = '_';
+                             for (auto& ch : n)
+                                 if (ch == '.') ch = '_';
                              return n;
                          });
 

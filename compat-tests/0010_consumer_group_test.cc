@@ -1,10 +1,9 @@
 // Consumer groups with librdkafka KafkaConsumer processes: balanced
 // assignments for 1, 2, 4 and 5 members, a graceful leave, a killed member, one that stops polling,
 // two groups on one topic.
-#include "0010_group_consumer.h"
-
 #include <gtest/gtest.h>
 
+#include "0010_group_consumer.h"
 #include "harness/admin.h"
 #include "harness/broker_process.h"
 
@@ -34,10 +33,18 @@ TEST(ConsumerGroup, AssignmentsStayDisjointAndCompleteAsMembersJoinAndLeave) {
     ASSERT_TRUE(wait_until([&] { return group::balanced(view, kPartitions, {2, 2}); }, 20s)) << group::describe(view);
     add();
     add();
-    ASSERT_TRUE(wait_until([&] { return group::balanced(view, kPartitions, {1, 1, 1, 1}); }, 20s))
+    ASSERT_TRUE(wait_until(
+        [&] {
+            return group::balanced(view, kPartitions, {1, 1, 1, 1});
+        },
+        20s))
         << group::describe(view);
     add();  // a fifth member has nothing to do
-    ASSERT_TRUE(wait_until([&] { return group::balanced(view, kPartitions, {0, 1, 1, 1, 1}); }, 20s))
+    ASSERT_TRUE(wait_until(
+        [&] {
+            return group::balanced(view, kPartitions, {0, 1, 1, 1, 1});
+        },
+        20s))
         << group::describe(view);
     produce(broker, topic, 100, "n");
     ASSERT_TRUE(wait_until([&] { return values(view).size() == 300; }, 20s)) << values(view).size();
@@ -51,7 +58,11 @@ TEST(ConsumerGroup, AssignmentsStayDisjointAndCompleteAsMembersJoinAndLeave) {
     ASSERT_TRUE((*busy)->terminate());
     EXPECT_TRUE((*busy)->closed());
     view.erase(std::find(view.begin(), view.end(), busy->get()));
-    ASSERT_TRUE(wait_until([&] { return group::balanced(view, kPartitions, {1, 1, 1, 1}); }, 20s))
+    ASSERT_TRUE(wait_until(
+        [&] {
+            return group::balanced(view, kPartitions, {1, 1, 1, 1});
+        },
+        20s))
         << group::describe(view);
     EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms);
     produce(broker, topic, 100, "o");
@@ -76,11 +87,13 @@ TEST(ConsumerGroup, KilledMemberIsReplacedAfterItsSessionTimeout) {
         for (const auto& [p, o] : survivor.committed()) c[p] = std::max(c[p], o);
         return c;
     };
-    ASSERT_TRUE(wait_until([&] {
-        std::int64_t total = 0;
-        for (const auto& [p, o] : group_committed()) total += o;
-        return total == 200;
-    }, 20s));
+    ASSERT_TRUE(wait_until(
+        [&] {
+            std::int64_t total = 0;
+            for (const auto& [p, o] : group_committed()) total += o;
+            return total == 200;
+        },
+        20s));
     auto victim_partitions = *victim.assignment();
     victim.kill();
     auto killed_at = std::chrono::steady_clock::now();
@@ -102,7 +115,8 @@ TEST(ConsumerGroup, KilledMemberIsReplacedAfterItsSessionTimeout) {
     auto messages = survivor.messages();
     std::map<int, std::int64_t> first_after;
     for (std::size_t i = seen_before_kill; i < messages.size(); ++i)
-        if (victim_partitions.contains(messages[i].partition)) first_after.try_emplace(messages[i].partition, messages[i].offset);
+        if (victim_partitions.contains(messages[i].partition))
+            first_after.try_emplace(messages[i].partition, messages[i].offset);
     for (int p : victim_partitions) {
         ASSERT_TRUE(committed.contains(p)) << "nothing committed on partition " << p;
         ASSERT_TRUE(first_after.contains(p)) << "partition " << p << " not consumed after the kill";

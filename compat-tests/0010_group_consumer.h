@@ -13,12 +13,11 @@
 // SIGUSR1 makes the child stop polling (a stuck application), as if it
 // exceeded max.poll.interval.ms.
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <librdkafka/rdkafkacpp.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <librdkafka/rdkafkacpp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -68,8 +67,10 @@ public:
                       std::vector<RdKafka::TopicPartition*>& parts) override {
         const bool cooperative = c->rebalance_protocol() == "COOPERATIVE";
         if (err == RdKafka::ERR__ASSIGN_PARTITIONS) {
-            if (cooperative) delete c->incremental_assign(parts);
-            else c->assign(parts);
+            if (cooperative)
+                delete c->incremental_assign(parts);
+            else
+                c->assign(parts);
         } else if (cooperative && !c->assignment_lost()) {
             delete c->incremental_unassign(parts);
         } else {
@@ -346,7 +347,8 @@ inline std::string describe(const std::vector<const ConsumerProcess*>& members) 
     for (std::size_t i = 0; i < members.size(); ++i) {
         auto a = members[i]->assignment();
         out += "member " + std::to_string(i) + ": ";
-        if (!a) out += "(no assignment yet)";
+        if (!a)
+            out += "(no assignment yet)";
         else
             for (int p : *a) out += std::to_string(p) + " ";
         out += "\n";

@@ -1,9 +1,8 @@
 // Committed offsets survive broker restarts: a new member resumes where the
 // group left off, and a running member carries on across the restart.
-#include "0010_group_consumer.h"
-
 #include <gtest/gtest.h>
 
+#include "0010_group_consumer.h"
 #include "harness/admin.h"
 #include "harness/broker_process.h"
 

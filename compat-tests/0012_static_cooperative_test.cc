@@ -1,10 +1,9 @@
 // KIP-345 static members restart without a rebalance; KIP-429
 // cooperative-sticky members rebalance incrementally (the broker only needs
 // correct JoinGroup/SyncGroup semantics for both).
-#include "0010_group_consumer.h"
-
 #include <gtest/gtest.h>
 
+#include "0010_group_consumer.h"
 #include "harness/admin.h"
 #include "harness/broker_process.h"
 
@@ -61,7 +60,11 @@ TEST(CooperativeSticky, MembersKeepTheirPartitionsWhileOthersJoinAndLeave) {
 
     auto c = std::make_unique<ConsumerProcess>(broker.bootstrap(), "sticky", topic, conf);
     std::vector<const ConsumerProcess*> three{&a, &b, c.get()};
-    ASSERT_TRUE(wait_until([&] { return group::balanced(three, kPartitions, {1, 1, 2}); }, 20s))
+    ASSERT_TRUE(wait_until(
+        [&] {
+            return group::balanced(three, kPartitions, {1, 1, 2});
+        },
+        20s))
         << group::describe(three);
     // Sticky: the old members only gave partitions away.
     const auto a_after = a.assignment().value_or(std::set<int>{});

@@ -1,9 +1,8 @@
 // The `weir groups` binary end to end against a weir broker. Covers what the unit tests
 // against librdkafka's mock cannot: list, members and state in describe, the refusal to
 // reset an active group, and delete.
-#include <librdkafka/rdkafka.h>
-
 #include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -29,8 +28,7 @@ void create_topic(const std::string& bootstrap, const std::string& topic, int pa
     rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, errstr, sizeof errstr);
     ASSERT_NE(nt, nullptr) << errstr;
     rdkafka::Queue q(rd_kafka_queue_new(rk.get()));
-    rdkafka::AdminOptions o(
-        rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS));
+    rdkafka::AdminOptions o(rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS));
     rd_kafka_AdminOptions_set_operation_timeout(o.get(), test::kWaitMs, errstr, sizeof errstr);
     rd_kafka_CreateTopics(rk.get(), &nt, 1, o.get(), q.get());
     rd_kafka_NewTopic_destroy(nt);

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
-
 #include <filesystem>
 #include <map>
 #include <set>

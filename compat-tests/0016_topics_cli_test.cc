@@ -9,11 +9,11 @@
 #include <set>
 #include <sstream>
 
+#include "broker/common/temp_dir.h"
 #include "harness/admin.h"
 #include "harness/broker_process.h"
 #include "harness/kafka_client.h"
 #include "harness/subprocess.h"
-#include "broker/common/temp_dir.h"
 
 namespace weir::compat {
 namespace {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fails when a tracked C++ file differs from what .clang-format makes of it.
-# With --fix, rewrites them instead.
+# Fails when a C++ file of the tree (tracked or new, not ignored) differs from
+# what .clang-format makes of it. With --fix, rewrites them instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.cc' '*.h')
+files=()
+while IFS= read -r f; do [ -f "$f" ] && files+=("$f"); done < <(git ls-files -co --exclude-standard '*.cc' '*.h')
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i "${files[@]}"
   exit 0

@@ -13,6 +13,9 @@ full=${WEIR_TEST_FULL:-${CI:-}}
 jobs=${WEIR_JOBS:-2}
 status=0
 
+echo "=== one dialect (.clang-format) ==="
+scripts/check-format.sh || status=1
+
 if [ -n "$full" ]; then
   echo "=== fuzzers (bounded) ==="
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_FUZZ=ON \

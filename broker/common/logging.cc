@@ -15,10 +15,14 @@ std::atomic<Level>& min_level() {
 }
 constexpr std::string_view name(Level l) {
     switch (l) {
-        case Level::debug: return "DEBUG";
-        case Level::info: return "INFO";
-        case Level::warn: return "WARN";
-        case Level::error: return "ERROR";
+        case Level::debug:
+            return "DEBUG";
+        case Level::info:
+            return "INFO";
+        case Level::warn:
+            return "WARN";
+        case Level::error:
+            return "ERROR";
     }
     return "?";
 }

@@ -14,11 +14,17 @@ void set_min_level(Level level);
 bool enabled(Level level);
 
 template <typename... Args>
-void info(fmt::format_string<Args...> f, Args&&... args) { write(Level::info, fmt::format(f, std::forward<Args>(args)...)); }
+void info(fmt::format_string<Args...> f, Args&&... args) {
+    write(Level::info, fmt::format(f, std::forward<Args>(args)...));
+}
 template <typename... Args>
-void warn(fmt::format_string<Args...> f, Args&&... args) { write(Level::warn, fmt::format(f, std::forward<Args>(args)...)); }
+void warn(fmt::format_string<Args...> f, Args&&... args) {
+    write(Level::warn, fmt::format(f, std::forward<Args>(args)...));
+}
 template <typename... Args>
-void error(fmt::format_string<Args...> f, Args&&... args) { write(Level::error, fmt::format(f, std::forward<Args>(args)...)); }
+void error(fmt::format_string<Args...> f, Args&&... args) {
+    write(Level::error, fmt::format(f, std::forward<Args>(args)...));
+}
 template <typename... Args>
 void debug(fmt::format_string<Args...> f, Args&&... args) {
     if (enabled(Level::debug)) write(Level::debug, fmt::format(f, std::forward<Args>(args)...));

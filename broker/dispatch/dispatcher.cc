@@ -43,8 +43,10 @@ bool changes_metadata(std::int16_t api_key) {
         case msg::ApiKey::DeleteTopics:
         case msg::ApiKey::CreatePartitions:
         case msg::ApiKey::AlterConfigs:
-        case msg::ApiKey::IncrementalAlterConfigs: return true;
-        default: return false;
+        case msg::ApiKey::IncrementalAlterConfigs:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -67,7 +69,8 @@ asio::awaitable<std::optional<wire::Bytes>> Dispatcher::handle(std::shared_ptr<c
     const auto& h = ctx.header;
     const auto* api = msg::find_api(h.api_key);
     bool served = api && handlers::serves(api->key);
-    bool version_ok = served && h.api_version >= api->min_version && h.api_version <= handlers::max_served_version(*api);
+    bool version_ok =
+        served && h.api_version >= api->min_version && h.api_version <= handlers::max_served_version(*api);
     if (!version_ok) {
         // KIP-511: an ApiVersions request at a version we do not know still
         // gets a v0 answer carrying UNSUPPORTED_VERSION and our range.

@@ -43,8 +43,8 @@ msg::ApiVersionsResponse unsupported_api_versions_response() {
 
 Task<msg::ApiVersionsResponse> handle(BrokerContext&, const RequestContext& ctx, msg::ApiVersionsRequest request) {
     msg::ApiVersionsResponse r;
-    if (ctx.version() >= 3 &&
-        (!valid_software_field(request.client_software_name) || !valid_software_field(request.client_software_version))) {
+    if (ctx.version() >= 3 && (!valid_software_field(request.client_software_name) ||
+                               !valid_software_field(request.client_software_version))) {
         r.error_code = static_cast<std::int16_t>(ErrorCode::invalid_request);
         co_return r;
     }

@@ -12,10 +12,13 @@
 #include "broker/metadata/metadata_store.h"
 #include "protocol/wire/reader.h"
 
-namespace weir::partitions { class ReplicaManager; }
+namespace weir::partitions {
+class ReplicaManager;
+}
 
 namespace weir::handlers {
 
+class CoordinatorLocator;
 class GroupService;
 
 struct BrokerContext {
@@ -26,6 +29,8 @@ struct BrokerContext {
     bool stopping_flag = false;
     // Set once at start-up, before any request is served.
     GroupService* group_service = nullptr;
+    // FindCoordinator's key type 1; none until a transaction coordinator exists.
+    CoordinatorLocator* transaction_locator = nullptr;
     FetchSessionCache fetch_sessions{};
 
     [[nodiscard]] GroupService& groups() const { return *group_service; }

@@ -13,7 +13,8 @@ constexpr std::int32_t kClusterOperations = 8096;  // every CLUSTER operation (n
 
 }  // namespace
 
-Task<msg::DescribeClusterResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::DescribeClusterRequest request) {
+Task<msg::DescribeClusterResponse> handle(BrokerContext& broker, const RequestContext& ctx,
+                                          msg::DescribeClusterRequest request) {
     const auto version = ctx.version();
     msg::DescribeClusterResponse response;
     // AuthHelper.computeDescribeClusterResponse.
@@ -25,7 +26,8 @@ Task<msg::DescribeClusterResponse> handle(BrokerContext& broker, const RequestCo
     }
     if (requested != kBrokerEndpoint) {
         response.error_code = to_int(version == 0 ? ErrorCode::invalid_request : ErrorCode::mismatched_endpoint_type);
-        response.error_message = "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER";
+        response.error_message =
+            "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER";
         co_return response;
     }
     auto snapshot = broker.metadata.snapshot();

@@ -52,12 +52,18 @@ ApiError from_status(const metadata::Status& s) {
 
 std::string type_name(std::int8_t type) {
     switch (type) {
-        case kTopic: return "TOPIC";
-        case kBroker: return "BROKER";
-        case kBrokerLogger: return "BROKER_LOGGER";
-        case kClientMetrics: return "CLIENT_METRICS";
-        case kGroup: return "GROUP";
-        default: return "UNKNOWN";
+        case kTopic:
+            return "TOPIC";
+        case kBroker:
+            return "BROKER";
+        case kBrokerLogger:
+            return "BROKER_LOGGER";
+        case kClientMetrics:
+            return "CLIENT_METRICS";
+        case kGroup:
+            return "GROUP";
+        default:
+            return "UNKNOWN";
     }
 }
 
@@ -100,16 +106,16 @@ ApiError check_node_id(const BrokerContext& broker, const std::string& name) {
     auto id = parse_int(name);
     if (!id) return fail(ErrorCode::invalid_request, "Node id must be an integer, but it is: " + name);
     if (*id != broker.config.broker_id)
-        return fail(ErrorCode::invalid_request, "Unexpected broker id, expected " + std::to_string(broker.config.broker_id) +
-                                                    ", but received " + name);
+        return fail(ErrorCode::invalid_request, "Unexpected broker id, expected " +
+                                                    std::to_string(broker.config.broker_id) + ", but received " + name);
     return {};
 }
 
 // The stored dynamic set of one level, as Kafka reads it back before an
 // incremental change (fromPersistentProps drops entries that no longer apply).
 config::ConfigMap stored_broker_configs(const BrokerContext& broker, bool per_broker) {
-    auto dynamic = config::applicable_dynamic_configs(
-        broker.metadata.snapshot()->dynamic_broker_configs(broker.config.broker_id));
+    auto dynamic =
+        config::applicable_dynamic_configs(broker.metadata.snapshot()->dynamic_broker_configs(broker.config.broker_id));
     return per_broker ? dynamic.broker : dynamic.cluster_default;
 }
 
@@ -154,7 +160,8 @@ Task<ApiError> alter_topic(BrokerContext& broker, std::string name, config::Conf
         co_return fail(ErrorCode::unknown_topic_or_partition, "The topic '" + name + "' does not exist.");
     auto status = co_await broker.metadata.alter_topic_configs(name, std::move(props), validate_only);
     if (status.error == ErrorCode::invalid_config && !status.message.starts_with("Unknown topic config name"))
-        status.message = "Invalid config value for resource ConfigResource(type=TOPIC, name='" + name + "'): " + status.message;
+        status.message =
+            "Invalid config value for resource ConfigResource(type=TOPIC, name='" + name + "'): " + status.message;
     co_return from_status(status);
 }
 
@@ -185,21 +192,28 @@ struct Op {
 // ZkAdminManager.prepareIncrementalConfigs. `key_of` finds a key's definition
 // (nullptr if unknown) for APPEND/SUBTRACT, which need a LIST key.
 template <typename KeyOf>
-ApiError apply_ops(config::ConfigMap& props, const std::vector<Op>& ops, KeyOf key_of, std::string_view unknown_prefix) {
+ApiError apply_ops(config::ConfigMap& props, const std::vector<Op>& ops, KeyOf key_of,
+                   std::string_view unknown_prefix) {
     for (const auto& op : ops) {
         switch (op.operation) {
-            case kSet: props.insert_or_assign(op.name, *op.value); break;
-            case kDelete: props.erase(op.name); break;
+            case kSet:
+                props.insert_or_assign(op.name, *op.value);
+                break;
+            case kDelete:
+                props.erase(op.name);
+                break;
             case kAppend:
             case kSubtract: {
                 const config::ConfigKey* key = key_of(op.name);
                 if (key == nullptr) return fail(ErrorCode::invalid_config, std::string(unknown_prefix) + op.name);
                 const bool append = op.operation == kAppend;
                 if (key->type != config::ConfigType::list)
-                    return fail(ErrorCode::invalid_request, std::string("Config value ") + (append ? "append" : "subtract") +
+                    return fail(ErrorCode::invalid_request, std::string("Config value ") +
+                                                                (append ? "append" : "subtract") +
                                                                 " is not allowed for config key: " + op.name);
                 auto it = props.find(op.name);
-                auto items = split_list(it != props.end() ? std::string_view(it->second) : key->default_value.value_or(""));
+                auto items =
+                    split_list(it != props.end() ? std::string_view(it->second) : key->default_value.value_or(""));
                 for (auto& v : split_list(*op.value)) {
                     if (append) {
                         items.push_back(std::move(v));
@@ -210,31 +224,36 @@ ApiError apply_ops(config::ConfigMap& props, const std::vector<Op>& ops, KeyOf k
                 props.insert_or_assign(op.name, join_list(items));
                 break;
             }
-            default: return fail(ErrorCode::invalid_request, "Unknown operations type " + std::to_string(op.operation));
+            default:
+                return fail(ErrorCode::invalid_request, "Unknown operations type " + std::to_string(op.operation));
         }
     }
     return {};
 }
 
 // RuntimeLoggerManager: validate, then (unless validate_only) apply.
-ApiError alter_loggers(const BrokerContext& broker, const std::string& name, const std::vector<Op>& ops, bool validate_only) {
+ApiError alter_loggers(const BrokerContext& broker, const std::string& name, const std::vector<Op>& ops,
+                       bool validate_only) {
     if (auto id = parse_int(name); !id) {
         return fail(ErrorCode::invalid_request, "Node id must be an integer, but it is: " + name);
     } else if (*id != broker.config.broker_id) {
-        return fail(ErrorCode::invalid_request, "Unexpected node id. Expected " + std::to_string(broker.config.broker_id) +
-                                                    ", but received " + name);
+        return fail(ErrorCode::invalid_request, "Unexpected node id. Expected " +
+                                                    std::to_string(broker.config.broker_id) + ", but received " + name);
     }
     for (const auto& op : ops) {
         switch (op.operation) {
             case kSet:
-                if (op.name != kRootLogger) return fail(ErrorCode::invalid_config, "Logger " + op.name + " does not exist!");
+                if (op.name != kRootLogger)
+                    return fail(ErrorCode::invalid_config, "Logger " + op.name + " does not exist!");
                 if (!parse_level(*op.value))
-                    return fail(ErrorCode::invalid_config, "Cannot set the log level of " + op.name + " to " + *op.value +
-                                                               " as it is not a supported log level. Valid log levels are "
-                                                               "FATAL, ERROR, WARN, INFO, DEBUG, TRACE");
+                    return fail(ErrorCode::invalid_config,
+                                "Cannot set the log level of " + op.name + " to " + *op.value +
+                                    " as it is not a supported log level. Valid log levels are "
+                                    "FATAL, ERROR, WARN, INFO, DEBUG, TRACE");
                 break;
             case kDelete:
-                if (op.name != kRootLogger) return fail(ErrorCode::invalid_config, "Logger " + op.name + " does not exist!");
+                if (op.name != kRootLogger)
+                    return fail(ErrorCode::invalid_config, "Logger " + op.name + " does not exist!");
                 return fail(ErrorCode::invalid_request, "Removing the log level of the root logger is not allowed");
             case kAppend:
             case kSubtract:
@@ -328,8 +347,9 @@ DescribeEntry to_entry(const config::ConfigEntry& e, bool synonyms, bool documen
     return out;
 }
 
-DescribeResult describe(const BrokerContext& broker, const msg::DescribeConfigsRequest::DescribeConfigsResource& resource,
-                        bool synonyms, bool documentation) {
+DescribeResult describe(const BrokerContext& broker,
+                        const msg::DescribeConfigsRequest::DescribeConfigsResource& resource, bool synonyms,
+                        bool documentation) {
     DescribeResult out;
     out.resource_type = resource.resource_type;
     out.resource_name = resource.resource_name;
@@ -344,7 +364,8 @@ DescribeResult describe(const BrokerContext& broker, const msg::DescribeConfigsR
     const auto dynamic = snapshot->dynamic_broker_configs(broker.config.broker_id);
     switch (resource.resource_type) {
         case kTopic: {
-            if (auto invalid = metadata::validate_topic_name(name)) return error(ErrorCode::invalid_topic_exception, *invalid);
+            if (auto invalid = metadata::validate_topic_name(name))
+                return error(ErrorCode::invalid_topic_exception, *invalid);
             auto topic = snapshot->topic(name);
             if (!topic) return error(ErrorCode::unknown_topic_or_partition, std::string());
             entries = config::describe_topic_configs(broker.config, topic->configs, dynamic);
@@ -370,7 +391,8 @@ DescribeResult describe(const BrokerContext& broker, const msg::DescribeConfigsR
             if (!id) return error(ErrorCode::invalid_request, "Broker id must be an integer, but it is: " + name);
             if (*id != broker.config.broker_id)
                 return error(ErrorCode::invalid_request, "Unexpected broker id, expected " +
-                                                             std::to_string(broker.config.broker_id) + " but received " + name);
+                                                             std::to_string(broker.config.broker_id) +
+                                                             " but received " + name);
             if (wanted(resource.configuration_keys, std::string(kRootLogger))) {
                 auto& e = out.configs.emplace_back();
                 e.name = kRootLogger;
@@ -379,7 +401,8 @@ DescribeResult describe(const BrokerContext& broker, const msg::DescribeConfigsR
             }
             return out;
         }
-        default: return error(ErrorCode::invalid_request, "Unsupported resource type: " + type_name(resource.resource_type));
+        default:
+            return error(ErrorCode::invalid_request, "Unsupported resource type: " + type_name(resource.resource_type));
     }
     for (const auto& e : entries)
         if (wanted(resource.configuration_keys, e.name)) out.configs.push_back(to_entry(e, synonyms, documentation));
@@ -388,7 +411,8 @@ DescribeResult describe(const BrokerContext& broker, const msg::DescribeConfigsR
 
 }  // namespace
 
-Task<msg::DescribeConfigsResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::DescribeConfigsRequest request) {
+Task<msg::DescribeConfigsResponse> handle(BrokerContext& broker, const RequestContext& ctx,
+                                          msg::DescribeConfigsRequest request) {
     const auto version = ctx.version();
     msg::DescribeConfigsResponse response;
     response.results.reserve(request.resources.size());
@@ -456,8 +480,9 @@ Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext& broker, const R
             config::ConfigMap props;
             if (result.ok()) {
                 props = stored_broker_configs(broker, !r.resource_name.empty());
-                result = apply_ops(props, ops, [](std::string_view n) { return config::find_broker_config_key(n); },
-                                   "Unknown config name: ");
+                result = apply_ops(
+                    props, ops, [](std::string_view n) { return config::find_broker_config_key(n); },
+                    "Unknown config name: ");
             }
             if (result.ok())
                 result = co_await alter_broker(broker, r.resource_name, std::move(props), request.validate_only);

@@ -36,7 +36,8 @@ Outcome delete_records(BrokerContext& broker, const metadata::MetadataSnapshot& 
 
 }  // namespace
 
-Task<msg::DeleteRecordsResponse> handle(BrokerContext& broker, const RequestContext&, msg::DeleteRecordsRequest request) {
+Task<msg::DeleteRecordsResponse> handle(BrokerContext& broker, const RequestContext&,
+                                        msg::DeleteRecordsRequest request) {
     // Kafka keys the request by partition: a repeated partition is answered
     // once, with the offset given last.
     std::map<std::pair<std::string, std::int32_t>, std::int64_t> offsets;

@@ -48,8 +48,10 @@ struct Limits {
 SessionPartitionKey key_for(std::int16_t version, const std::string& topic, const wire::Uuid& topic_id,
                             std::int32_t partition) {
     SessionPartitionKey key;
-    if (version >= 13) key.topic_id = topic_id;
-    else key.topic = topic;
+    if (version >= 13)
+        key.topic_id = topic_id;
+    else
+        key.topic = topic;
     key.partition = partition;
     return key;
 }
@@ -76,13 +78,15 @@ void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Tar
     auto& out = target.out;
     out.partition_index = target.key.partition;
     out.high_watermark = -1;
-    if (limits.version >= 4 && !limits.read_committed) out.aborted_transactions = std::nullopt;
-    else if (limits.version >= 4) out.aborted_transactions.emplace();
+    if (limits.version >= 4 && !limits.read_committed)
+        out.aborted_transactions = std::nullopt;
+    else if (limits.version >= 4)
+        out.aborted_transactions.emplace();
     auto name = names.name(target.key);
     if (name) target.partition = broker.partitions.get({*name, target.key.partition});
     if (!target.partition)
-        out.error_code = static_cast<std::int16_t>(limits.version >= 13 && !name ? ErrorCode::unknown_topic_id
-                                                                                 : ErrorCode::unknown_topic_or_partition);
+        out.error_code = static_cast<std::int16_t>(
+            limits.version >= 13 && !name ? ErrorCode::unknown_topic_id : ErrorCode::unknown_topic_or_partition);
 }
 
 bool contains_zstd(wire::ByteSpan records) {
@@ -270,13 +274,15 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
         response.session_id = session->id();
         for (auto& target : targets) {
             if (!session->record_response(target.key, outcome_of(target.out))) continue;
-            const bool same_topic =
-                !response.responses.empty() && (version >= 13 ? response.responses.back().topic_id == target.key.topic_id
-                                                              : response.responses.back().topic == target.key.topic);
+            const bool same_topic = !response.responses.empty() &&
+                                    (version >= 13 ? response.responses.back().topic_id == target.key.topic_id
+                                                   : response.responses.back().topic == target.key.topic);
             if (!same_topic) {
                 auto& topic_out = response.responses.emplace_back();
-                if (version >= 13) topic_out.topic_id = target.key.topic_id;
-                else topic_out.topic = target.key.topic;
+                if (version >= 13)
+                    topic_out.topic_id = target.key.topic_id;
+                else
+                    topic_out.topic = target.key.topic;
             }
             response.responses.back().partitions.push_back(std::move(target.out));
         }
@@ -284,8 +290,10 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
         // Answers mirror the request's topics, in order.
         response.responses.resize(request.topics.size());
         for (std::size_t t = 0; t < request.topics.size(); ++t) {
-            if (version >= 13) response.responses[t].topic_id = request.topics[t].topic_id;
-            else response.responses[t].topic = request.topics[t].topic;
+            if (version >= 13)
+                response.responses[t].topic_id = request.topics[t].topic_id;
+            else
+                response.responses[t].topic = request.topics[t].topic;
         }
         std::list<CachedPartition> cached;
         const bool open_session = version >= 7 && request.session_epoch == kInitialEpoch && !targets.empty();

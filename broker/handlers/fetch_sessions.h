@@ -107,8 +107,8 @@ public:
         std::size_t max_slots = 1000;
         // min.incremental.fetch.session.eviction.ms
         std::chrono::milliseconds eviction_interval{120'000};
-        Clock clock;              // steady_clock::now when empty
-        std::uint32_t seed = 0;   // session-id generator seed; 0: random_device
+        Clock clock;             // steady_clock::now when empty
+        std::uint32_t seed = 0;  // session-id generator seed; 0: random_device
     };
 
     FetchSessionCache();

@@ -5,9 +5,9 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "broker/dispatch/request_context.h"
+#include "broker/handlers/coordinator_locator.h"
 #include "messages/delete_groups.h"
 #include "messages/describe_groups.h"
-#include "messages/find_coordinator.h"
 #include "messages/heartbeat.h"
 #include "messages/join_group.h"
 #include "messages/leave_group.h"
@@ -33,7 +33,9 @@ public:
     // Stops timers and wakes parked requests (shutdown).
     virtual void stop() = 0;
 
-    virtual Task<msg::FindCoordinatorResponse> find_coordinator(const Ctx&, msg::FindCoordinatorRequest) = 0;
+    // FindCoordinator's key type 0 (find_coordinator.cc).
+    virtual CoordinatorLocator& locator() = 0;
+
     virtual Task<msg::JoinGroupResponse> join_group(const Ctx&, msg::JoinGroupRequest) = 0;
     virtual Task<msg::SyncGroupResponse> sync_group(const Ctx&, msg::SyncGroupRequest) = 0;
     virtual Task<msg::HeartbeatResponse> heartbeat(const Ctx&, msg::HeartbeatRequest) = 0;

@@ -4,9 +4,6 @@
 
 namespace weir::handlers {
 
-Task<msg::FindCoordinatorResponse> handle(BrokerContext& b, const RequestContext& c, msg::FindCoordinatorRequest r) {
-    return b.groups().find_coordinator(c, std::move(r));
-}
 Task<msg::JoinGroupResponse> handle(BrokerContext& b, const RequestContext& c, msg::JoinGroupRequest r) {
     return b.groups().join_group(c, std::move(r));
 }

@@ -2,14 +2,14 @@
 // Every Kafka API Weir serves has one `handle` overload here; the dispatcher
 // and the ApiVersions answer are derived from this list. Definitions live in
 // one file per API family (api_versions.cc, metadata.cc, produce.cc, ...).
-#include <boost/asio/awaitable.hpp>
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
 
 #include "broker/dispatch/request_context.h"
 #include "broker/handlers/broker_context.h"
 #include "broker/handlers/group_service.h"
-#include "messages/api_table.h"
 #include "messages/alter_configs.h"
+#include "messages/api_table.h"
 #include "messages/api_versions.h"
 #include "messages/create_acls.h"
 #include "messages/create_partitions.h"
@@ -21,13 +21,13 @@
 #include "messages/describe_cluster.h"
 #include "messages/describe_configs.h"
 #include "messages/fetch.h"
+#include "messages/find_coordinator.h"
 #include "messages/incremental_alter_configs.h"
 #include "messages/list_offsets.h"
 #include "messages/metadata.h"
 #include "messages/offset_for_leader_epoch.h"
 #include "messages/produce.h"
 #include "protocol/errors.h"
-
 
 namespace weir::handlers {
 
@@ -46,14 +46,17 @@ Task<msg::CreatePartitionsResponse> handle(BrokerContext&, const RequestContext&
 Task<msg::DeleteRecordsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteRecordsRequest);
 Task<msg::DescribeConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeConfigsRequest);
 Task<msg::AlterConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::AlterConfigsRequest);
-Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext&, const RequestContext&, msg::IncrementalAlterConfigsRequest);
-Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);Task<msg::OffsetForLeaderEpochResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetForLeaderEpochRequest);
+Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext&, const RequestContext&,
+                                                  msg::IncrementalAlterConfigsRequest);
+Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);
+Task<msg::OffsetForLeaderEpochResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetForLeaderEpochRequest);
 Task<msg::DescribeAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeAclsRequest);
 Task<msg::CreateAclsResponse> handle(BrokerContext&, const RequestContext&, msg::CreateAclsRequest);
 Task<msg::DeleteAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteAclsRequest);
 
-// The consumer-group family (groups.cc forwards to the GroupService).
+// FindCoordinator (find_coordinator.cc) routes on the key type to a coordinator's locator.
 Task<msg::FindCoordinatorResponse> handle(BrokerContext&, const RequestContext&, msg::FindCoordinatorRequest);
+// The consumer-group family (groups.cc forwards to the GroupService).
 Task<msg::JoinGroupResponse> handle(BrokerContext&, const RequestContext&, msg::JoinGroupRequest);
 Task<msg::SyncGroupResponse> handle(BrokerContext&, const RequestContext&, msg::SyncGroupRequest);
 Task<msg::HeartbeatResponse> handle(BrokerContext&, const RequestContext&, msg::HeartbeatRequest);
@@ -66,11 +69,15 @@ Task<msg::DeleteGroupsResponse> handle(BrokerContext&, const RequestContext&, ms
 Task<msg::OffsetDeleteResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetDeleteRequest);
 
 template <typename Request>
-concept Handles = requires(BrokerContext& b, const RequestContext& c, Request r) { handle(b, c, std::move(r)); };
+concept Handles = requires(BrokerContext& b, const RequestContext& c, Request r) {
+    handle(b, c, std::move(r));
+};
 
 // Produce with acks=0 is the one request that gets no response.
 template <typename Request>
-bool expects_response(const Request&) { return true; }
+bool expects_response(const Request&) {
+    return true;
+}
 inline bool expects_response(const msg::ProduceRequest& r) { return r.acks != 0; }
 
 bool serves(msg::ApiKey key);

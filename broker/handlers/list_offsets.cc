@@ -32,8 +32,9 @@ std::shared_ptr<partitions::Partition> resolve(BrokerContext& broker, const meta
     return found;
 }
 
-void answer_v0(BrokerContext& broker, const metadata::MetadataSnapshot& snapshot, const msg::ListOffsetsRequest& request,
-               const std::string& topic, const msg::ListOffsetsRequest::ListOffsetsPartition& in, PartitionResponse& out) {
+void answer_v0(BrokerContext& broker, const metadata::MetadataSnapshot& snapshot,
+               const msg::ListOffsetsRequest& request, const std::string& topic,
+               const msg::ListOffsetsRequest::ListOffsetsPartition& in, PartitionResponse& out) {
     ErrorCode error = ErrorCode::none;
     auto partition = resolve(broker, snapshot, topic, in.partition_index, error);
     if (!partition) {
@@ -80,7 +81,8 @@ void answer(BrokerContext& broker, const metadata::MetadataSnapshot& snapshot, c
 
 }  // namespace
 
-Task<msg::ListOffsetsResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::ListOffsetsRequest request) {
+Task<msg::ListOffsetsResponse> handle(BrokerContext& broker, const RequestContext& ctx,
+                                      msg::ListOffsetsRequest request) {
     const auto version = ctx.version();
     auto snapshot = broker.metadata.snapshot();
 

@@ -21,8 +21,10 @@ using ResponseTopic = Response::MetadataResponseTopic;
 
 // No authorizer: every operation the resource type supports (Kafka's
 // AclEntry.supportedOperations as a bit field).
-constexpr std::int32_t kTopicOperations = 3576;    // READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS
-constexpr std::int32_t kClusterOperations = 8096;  // CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE/ALTER_CONFIGS IDEMPOTENT_WRITE
+constexpr std::int32_t kTopicOperations =
+    3576;  // READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS
+constexpr std::int32_t kClusterOperations =
+    8096;  // CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE/ALTER_CONFIGS IDEMPOTENT_WRITE
 constexpr std::int32_t kNoLeader = -1;
 
 std::int16_t code(ErrorCode e) { return to_int(e); }
@@ -33,8 +35,9 @@ bool has_endpoint(const metadata::MetadataSnapshot& s, std::int32_t id, std::str
 }
 
 // MetadataCache.getPartitionMetadata.
-Response::MetadataResponsePartition describe_partition(const metadata::PartitionInfo& p, const metadata::MetadataSnapshot& s,
-                                                      std::string_view listener, std::int16_t version) {
+Response::MetadataResponsePartition describe_partition(const metadata::PartitionInfo& p,
+                                                       const metadata::MetadataSnapshot& s, std::string_view listener,
+                                                       std::int16_t version) {
     Response::MetadataResponsePartition out;
     out.partition_index = p.partition;
     out.leader_epoch = p.leader_epoch;
@@ -61,8 +64,8 @@ Response::MetadataResponsePartition describe_partition(const metadata::Partition
     return out;
 }
 
-ResponseTopic describe_topic(const metadata::TopicInfo& t, const metadata::MetadataSnapshot& s, std::string_view listener,
-                             std::int16_t version) {
+ResponseTopic describe_topic(const metadata::TopicInfo& t, const metadata::MetadataSnapshot& s,
+                             std::string_view listener, std::int16_t version) {
     ResponseTopic out;
     out.name = t.name;
     out.topic_id = t.id;
@@ -104,7 +107,8 @@ metadata::NewTopic creatable_topic(const config::BrokerConfig& config, const std
     } else if (name == metadata::kTransactionStateTopic) {
         t.num_partitions = static_cast<std::int32_t>(broker_setting(config, "transaction.state.log.num.partitions"));
         t.replication_factor = clamp_rf(broker_setting(config, "transaction.state.log.replication.factor"));
-        const auto min_isr = std::min<std::int64_t>(broker_setting(config, "transaction.state.log.min.isr"), t.replication_factor);
+        const auto min_isr =
+            std::min<std::int64_t>(broker_setting(config, "transaction.state.log.min.isr"), t.replication_factor);
         t.configs = {{"cleanup.policy", "compact"},
                      {"compression.type", "uncompressed"},
                      {"min.insync.replicas", std::to_string(min_isr)},
@@ -145,7 +149,8 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
         for (const auto& t : *request.topics) {
             if (t.name && t.topic_id.is_zero()) continue;
             for (const auto& each : *request.topics)
-                response.topics.push_back(topic_error(ErrorCode::invalid_request, each.name.value_or(""), each.topic_id));
+                response.topics.push_back(
+                    topic_error(ErrorCode::invalid_request, each.name.value_or(""), each.topic_id));
             co_return response;
         }
     }
@@ -177,8 +182,10 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
             for (const auto& t : *request.topics) {
                 if (t.topic_id.is_zero() || !seen_ids.insert(t.topic_id).second) continue;
                 auto info = snapshot->topic_by_id(t.topic_id);
-                if (!info) unknown.push_back(topic_error(ErrorCode::unknown_topic_id, std::nullopt, t.topic_id));
-                else response.topics.push_back(describe_topic(*info, *snapshot, listener, version));
+                if (!info)
+                    unknown.push_back(topic_error(ErrorCode::unknown_topic_id, std::nullopt, t.topic_id));
+                else
+                    response.topics.push_back(describe_topic(*info, *snapshot, listener, version));
             }
             response.topics.insert(response.topics.begin(), unknown.begin(), unknown.end());
         } else {

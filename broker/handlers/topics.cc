@@ -34,8 +34,8 @@ using CreateResult = msg::CreateTopicsResponse::CreatableTopicResult;
 // The checks ZkAdminManager.createTopics makes before AdminZkClient's, in its
 // order; every store then runs the rest (name, collisions, assignment shape,
 // configs: metadata::validate_new_topic).
-metadata::Status precheck(const metadata::MetadataSnapshot& snapshot,
-                          const msg::CreateTopicsRequest::CreatableTopic& t, const metadata::NewTopic& resolved) {
+metadata::Status precheck(const metadata::MetadataSnapshot& snapshot, const msg::CreateTopicsRequest::CreatableTopic& t,
+                          const metadata::NewTopic& resolved) {
     using metadata::Status;
     if (snapshot.topic(t.name))
         return Status::failure(ErrorCode::topic_already_exists, "Topic '" + t.name + "' already exists.");
@@ -47,7 +47,8 @@ metadata::Status precheck(const metadata::MetadataSnapshot& snapshot,
                                "Null value not supported for topic configs: " + join(null_configs, ","));
     if ((t.num_partitions != -1 || t.replication_factor != -1) && !t.assignments.empty())
         return Status::failure(ErrorCode::invalid_request,
-                               "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.");
+                               "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot "
+                               "be used at the same time.");
     if (t.assignments.empty()) {
         if (resolved.num_partitions <= 0)
             return Status::failure(ErrorCode::invalid_partitions, "Number of partitions must be larger than 0.");
@@ -56,18 +57,20 @@ metadata::Status precheck(const metadata::MetadataSnapshot& snapshot,
         if (resolved.replication_factor > static_cast<std::int32_t>(snapshot.brokers.size()))
             return Status::failure(ErrorCode::invalid_replication_factor,
                                    "Replication factor: " + std::to_string(resolved.replication_factor) +
-                                       " larger than available brokers: " + std::to_string(snapshot.brokers.size()) + ".");
+                                       " larger than available brokers: " + std::to_string(snapshot.brokers.size()) +
+                                       ".");
     }
     return {};
 }
 
-metadata::NewTopic resolve_new_topic(const config::BrokerConfig& config, const msg::CreateTopicsRequest::CreatableTopic& t) {
+metadata::NewTopic resolve_new_topic(const config::BrokerConfig& config,
+                                     const msg::CreateTopicsRequest::CreatableTopic& t) {
     metadata::NewTopic n;
     n.name = t.name;
     if (t.assignments.empty()) {
         n.num_partitions = t.num_partitions == -1 ? config.num_partitions : t.num_partitions;
-        n.replication_factor =
-            t.replication_factor == -1 ? static_cast<std::int16_t>(config.default_replication_factor) : t.replication_factor;
+        n.replication_factor = t.replication_factor == -1 ? static_cast<std::int16_t>(config.default_replication_factor)
+                                                          : t.replication_factor;
     } else {
         n.num_partitions = t.num_partitions;
         n.replication_factor = t.replication_factor;
@@ -136,8 +139,8 @@ metadata::Status precheck_partitions(const metadata::MetadataSnapshot& snapshot,
     const auto existing = static_cast<std::int32_t>(info->partitions.size());
     if (t.count < existing)
         return Status::failure(ErrorCode::invalid_partitions, "Topic currently has " + std::to_string(existing) +
-                                                                 " partitions, which is higher than the requested " +
-                                                                 std::to_string(t.count) + ".");
+                                                                  " partitions, which is higher than the requested " +
+                                                                  std::to_string(t.count) + ".");
     if (t.count == existing)
         return Status::failure(ErrorCode::invalid_partitions,
                                "Topic already has " + std::to_string(existing) + " partitions.");
@@ -161,7 +164,8 @@ metadata::Status precheck_partitions(const metadata::MetadataSnapshot& snapshot,
 
 }  // namespace
 
-Task<msg::CreateTopicsResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::CreateTopicsRequest request) {
+Task<msg::CreateTopicsResponse> handle(BrokerContext& broker, const RequestContext& ctx,
+                                       msg::CreateTopicsRequest request) {
     const auto version = ctx.version();
     const bool validate_only = version >= 1 && request.validate_only;
     std::map<std::string, int, std::less<>> occurrences;
@@ -210,7 +214,8 @@ Task<msg::CreateTopicsResponse> handle(BrokerContext& broker, const RequestConte
     co_return response;
 }
 
-Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::DeleteTopicsRequest request) {
+Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestContext& ctx,
+                                       msg::DeleteTopicsRequest request) {
     const auto version = ctx.version();
     if (version < 6) {
         for (auto& name : request.topic_names) {
@@ -267,7 +272,8 @@ Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestConte
     co_return response;
 }
 
-Task<msg::CreatePartitionsResponse> handle(BrokerContext& broker, const RequestContext&, msg::CreatePartitionsRequest request) {
+Task<msg::CreatePartitionsResponse> handle(BrokerContext& broker, const RequestContext&,
+                                           msg::CreatePartitionsRequest request) {
     std::map<std::string, int, std::less<>> occurrences;
     for (const auto& t : request.topics) ++occurrences[t.name];
 

@@ -84,11 +84,13 @@ asio::awaitable<void> Connection::read_loop() {
         boost::system::error_code ec;
         co_await asio::async_read(socket_, asio::buffer(size_buf), asio::redirect_error(use_awaitable, ec));
         if (ec) co_return;  // peer closed or reset: nothing to log
-        std::int32_t size = static_cast<std::int32_t>((std::uint32_t(size_buf[0]) << 24) | (std::uint32_t(size_buf[1]) << 16) |
-                                                      (std::uint32_t(size_buf[2]) << 8) | std::uint32_t(size_buf[3]));
+        std::int32_t size =
+            static_cast<std::int32_t>((std::uint32_t(size_buf[0]) << 24) | (std::uint32_t(size_buf[1]) << 16) |
+                                      (std::uint32_t(size_buf[2]) << 8) | std::uint32_t(size_buf[3]));
         if (size < 8 || size > limits_.max_request_bytes) {
-            logging::warn("connection {} from {}: request frame of {} bytes is outside 8..{} (socket.request.max.bytes); closing",
-                          info_.id, info_.peer, size, limits_.max_request_bytes);
+            logging::warn(
+                "connection {} from {}: request frame of {} bytes is outside 8..{} (socket.request.max.bytes); closing",
+                info_.id, info_.peer, size, limits_.max_request_bytes);
             close();
             co_return;
         }
@@ -174,8 +176,8 @@ asio::awaitable<void> Connection::idle_watchdog() {
         if (closed_) co_return;
         // A parked long poll counts as activity: only idle with nothing pending.
         if (pending_.empty() && std::chrono::steady_clock::now() - last_activity_ >= limits_.max_idle) {
-            logging::info("connection {} from {} idle for {} ms (connections.max.idle.ms); closing", info_.id, info_.peer,
-                          limits_.max_idle.count());
+            logging::info("connection {} from {} idle for {} ms (connections.max.idle.ms); closing", info_.id,
+                          info_.peer, limits_.max_idle.count());
             close();
             co_return;
         }

@@ -17,15 +17,16 @@
 namespace weir::net {
 
 struct ConnectionLimits {
-    std::int32_t max_request_bytes = 104857600;     // socket.request.max.bytes
+    std::int32_t max_request_bytes = 104857600;  // socket.request.max.bytes
     std::size_t max_in_flight_requests = 64;
     std::size_t max_pending_response_bytes = 64u << 20;
-    std::chrono::milliseconds max_idle{600000};     // connections.max.idle.ms
+    std::chrono::milliseconds max_idle{600000};  // connections.max.idle.ms
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
-    Connection(boost::asio::ip::tcp::socket socket, RequestHandler& handler, ConnectionLimits limits, ConnectionInfo info);
+    Connection(boost::asio::ip::tcp::socket socket, RequestHandler& handler, ConnectionLimits limits,
+               ConnectionInfo info);
     void start();
     void close();
 

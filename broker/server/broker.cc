@@ -50,7 +50,8 @@ void Broker::start() {
     limits.max_request_bytes = config_.socket_request_max_bytes;
     limits.max_idle = std::chrono::milliseconds(config_.connections_max_idle_ms);
     for (const auto& l : config_.listeners) {
-        auto listener = std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l), l.name, *dispatcher_, limits);
+        auto listener =
+            std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l), l.name, *dispatcher_, limits);
         listener->start();
         logging::info("listening on {} ({})", l.to_string(), listener->local_endpoint().address().to_string());
         listeners_.push_back(std::move(listener));
@@ -102,7 +103,8 @@ void Broker::schedule_cleaner(std::chrono::milliseconds delay) {
 std::chrono::milliseconds Broker::cleaner_backoff() const {
     auto props = config::current_broker_props(config_.static_props,
                                               core_->metadata().snapshot()->dynamic_broker_configs(config_.broker_id));
-    return std::chrono::milliseconds(std::max<std::int64_t>(config::as_int(broker_value(props, "log.cleaner.backoff.ms")), 0));
+    return std::chrono::milliseconds(
+        std::max<std::int64_t>(config::as_int(broker_value(props, "log.cleaner.backoff.ms")), 0));
 }
 
 bool Broker::retention_due() {

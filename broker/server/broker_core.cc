@@ -52,8 +52,8 @@ storage::CleanerOptions cleaner_options(const config::BrokerConfig& c) {
 partitions::LogConfig log_config_for(const config::BrokerConfig& config, const metadata::MetadataSnapshot& snapshot,
                                      const std::string& topic) {
     auto info = snapshot.topic(topic);
-    auto log_config = to_log_config(config::resolve_topic_config(
-        config, info ? info->configs : config::ConfigMap{}, snapshot.dynamic_broker_configs(config.broker_id)));
+    auto log_config = to_log_config(config::resolve_topic_config(config, info ? info->configs : config::ConfigMap{},
+                                                                 snapshot.dynamic_broker_configs(config.broker_id)));
     // The group coordinator compacts its own log (__consumer_offsets) by
     // re-appending a snapshot of the live records; the log cleaner keeps out.
     if (info && info->internal) log_config.cleanup_compact = false;
@@ -109,9 +109,14 @@ void BrokerCore::on_metadata_change(const metadata::MetadataChange& change) {
         case Kind::partition_state_changed:
             if (change.after) host(*change.after);
             break;
-        case Kind::topic_deleted: partitions_->remove_topic(change.topic); break;
-        case Kind::topic_configs_changed: partitions_->topic_config_changed(change.topic); break;
-        case Kind::brokers_changed: break;
+        case Kind::topic_deleted:
+            partitions_->remove_topic(change.topic);
+            break;
+        case Kind::topic_configs_changed:
+            partitions_->topic_config_changed(change.topic);
+            break;
+        case Kind::brokers_changed:
+            break;
         case Kind::broker_configs_changed:
             // New broker defaults reach every log without its own override
             // (Kafka's DynamicLogConfig.updateLogsConfig).

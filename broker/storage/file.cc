@@ -12,9 +12,7 @@
 
 namespace weir::storage {
 
-void throw_errno(const std::string& what, int err) {
-    throw StorageError(what + ": " + std::strerror(err));
-}
+void throw_errno(const std::string& what, int err) { throw StorageError(what + ": " + std::strerror(err)); }
 
 File File::open(const std::filesystem::path& path, bool create) {
     int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);

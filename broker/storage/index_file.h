@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <span>
 
-
 namespace weir::storage {
 
 class IndexFile {

@@ -111,8 +111,7 @@ std::vector<std::vector<std::size_t>> group_segments_by_size(std::span<const Seg
         while (i < segments.size()) {
             const auto& next = segments[i];
             // Kafka bounds the next segment's last offset by what follows it.
-            auto last_offset =
-                i + 1 < segments.size() ? segments[i + 1].base_offset - 1 : first_uncleanable_offset - 1;
+            auto last_offset = i + 1 < segments.size() ? segments[i + 1].base_offset - 1 : first_uncleanable_offset - 1;
             bool offsets_fit = next.size == 0 || last_offset - segments[group.back()].base_offset <=
                                                      std::numeric_limits<std::int32_t>::max();
             if (log_size + next.size > max_size || index_size + next.offset_index_bytes > max_index_size ||

@@ -170,8 +170,10 @@ std::optional<TopicPartition> LogCleanerManager::step() {
         return std::nullopt;
     }
     try {
-        if (job.mapping) map_step(job, options_.step_bytes);
-        else clean_step(job, options_.step_bytes);
+        if (job.mapping)
+            map_step(job, options_.step_bytes);
+        else
+            clean_step(job, options_.step_bytes);
         if (!job.mapping && job.group_index >= job.groups.size()) {
             finish(job);
             auto tp = job.tp;
@@ -193,7 +195,7 @@ void LogCleanerManager::map_step(Job& job, std::size_t budget) {
     while (budget > 0 && job.dirty_index < job.dirty_bases.size()) {
         auto base = job.dirty_bases[job.dirty_index];
         auto next_base = job.dirty_index + 1 < job.dirty_bases.size() ? job.dirty_bases[job.dirty_index + 1]
-                                                                       : job.section.first_uncleanable_offset;
+                                                                      : job.section.first_uncleanable_offset;
         auto data = segments.at(base).read(job.next_offset, budget, std::nullopt, true);
         if (!data || data->empty()) {
             // Offsets missing at the end of a segment are covered all the same.

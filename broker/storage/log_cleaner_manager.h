@@ -30,9 +30,9 @@ namespace weir::storage {
 inline constexpr std::string_view kCleanerCheckpointFile = "cleaner-offset-checkpoint";
 
 struct CleanerOptions {
-    bool enabled = true;                                   // log.cleaner.enable
-    std::size_t dedupe_buffer_bytes = 128 * 1024 * 1024;   // log.cleaner.dedupe.buffer.size
-    double dedupe_buffer_load_factor = 0.9;                // log.cleaner.io.buffer.load.factor
+    bool enabled = true;                                  // log.cleaner.enable
+    std::size_t dedupe_buffer_bytes = 128 * 1024 * 1024;  // log.cleaner.dedupe.buffer.size
+    double dedupe_buffer_load_factor = 0.9;               // log.cleaner.io.buffer.load.factor
     std::size_t step_bytes = 256 * 1024;
 };
 

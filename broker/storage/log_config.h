@@ -13,14 +13,14 @@ namespace weir::storage {
 inline constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
 struct LogConfig {
-    std::int64_t segment_bytes = std::int64_t{1} << 30;             // segment.bytes
-    std::int64_t segment_ms = 7LL * 24 * 3600 * 1000;               // segment.ms (log.roll.ms)
-    std::int32_t index_interval_bytes = 4096;                       // index.interval.bytes
-    std::int32_t segment_index_bytes = 10 * 1024 * 1024;            // segment.index.bytes
-    std::int64_t retention_ms = 7LL * 24 * 3600 * 1000;             // retention.ms, -1 = unlimited
-    std::int64_t retention_bytes = -1;                              // retention.bytes, -1 = unlimited
-    std::int64_t flush_interval_messages = kNever;                  // flush.messages
-    std::int64_t flush_interval_ms = kNever;                        // flush.ms
+    std::int64_t segment_bytes = std::int64_t{1} << 30;   // segment.bytes
+    std::int64_t segment_ms = 7LL * 24 * 3600 * 1000;     // segment.ms (log.roll.ms)
+    std::int32_t index_interval_bytes = 4096;             // index.interval.bytes
+    std::int32_t segment_index_bytes = 10 * 1024 * 1024;  // segment.index.bytes
+    std::int64_t retention_ms = 7LL * 24 * 3600 * 1000;   // retention.ms, -1 = unlimited
+    std::int64_t retention_bytes = -1;                    // retention.bytes, -1 = unlimited
+    std::int64_t flush_interval_messages = kNever;        // flush.messages
+    std::int64_t flush_interval_ms = kNever;              // flush.ms
     records::TimestampType message_timestamp_type = records::TimestampType::create_time;  // message.timestamp.type
     // Kafka fsyncs a segment when it is rolled (in the background); this keeps
     // the recovery point moving so an unclean restart only scans the active segment.
@@ -30,10 +30,10 @@ struct LogConfig {
     // records without a key).
     bool cleanup_delete = true;
     bool cleanup_compact = false;
-    std::int64_t delete_retention_ms = 24LL * 3600 * 1000;          // delete.retention.ms
-    std::int64_t min_compaction_lag_ms = 0;                         // min.compaction.lag.ms
-    std::int64_t max_compaction_lag_ms = kNever;                    // max.compaction.lag.ms
-    double min_cleanable_dirty_ratio = 0.5;                         // min.cleanable.dirty.ratio
+    std::int64_t delete_retention_ms = 24LL * 3600 * 1000;  // delete.retention.ms
+    std::int64_t min_compaction_lag_ms = 0;                 // min.compaction.lag.ms
+    std::int64_t max_compaction_lag_ms = kNever;            // max.compaction.lag.ms
+    double min_cleanable_dirty_ratio = 0.5;                 // min.cleanable.dirty.ratio
 
     // Kafka's LogConfig.maxSegmentMs: a compacted log rolls by
     // max.compaction.lag.ms too, since the cleaner never touches the active segment.

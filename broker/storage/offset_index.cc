@@ -34,8 +34,10 @@ OffsetPosition OffsetIndex::lookup(std::int64_t target) const {
     std::size_t lo = 0, hi = entries();
     while (lo < hi) {
         auto mid = lo + (hi - lo) / 2;
-        if (entry(mid).offset <= target) lo = mid + 1;
-        else hi = mid;
+        if (entry(mid).offset <= target)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     if (lo == 0) return {base_offset(), 0};
     return entry(lo - 1);
@@ -45,8 +47,10 @@ void OffsetIndex::truncate_to(std::int64_t offset) {
     std::size_t lo = 0, hi = entries();
     while (lo < hi) {  // first entry with offset >= `offset`
         auto mid = lo + (hi - lo) / 2;
-        if (entry(mid).offset < offset) lo = mid + 1;
-        else hi = mid;
+        if (entry(mid).offset < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     truncate_entries(lo);
 }

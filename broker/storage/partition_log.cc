@@ -82,8 +82,10 @@ void PartitionLog::load(const LoadOptions& options) {
     for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
         if (!entry.is_regular_file()) continue;
         auto name = entry.path().filename().string();
-        if (auto base = parse_segment_file_name(name, kLogSuffix)) bases.push_back(*base);
-        else if (is_leftover_file(name)) std::filesystem::remove(entry.path());
+        if (auto base = parse_segment_file_name(name, kLogSuffix))
+            bases.push_back(*base);
+        else if (is_leftover_file(name))
+            std::filesystem::remove(entry.path());
         else if (parse_segment_file_name(name, kIndexSuffix) || parse_segment_file_name(name, kTimeIndexSuffix))
             index_files.push_back(entry.path());
     }
@@ -180,7 +182,8 @@ AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
         pos += h.total_size();
     }
 
-    RollParams roll_params{config_.segment_bytes, config_.max_segment_ms(), batches.size(), max_timestamp, next - 1, now};
+    RollParams roll_params{
+        config_.segment_bytes, config_.max_segment_ms(), batches.size(), max_timestamp, next - 1, now};
     if (active().should_roll(roll_params)) roll(log_end_offset_);
     active().append(batches);
     log_end_offset_ = next;
@@ -278,8 +281,7 @@ std::optional<FoundRecord> PartitionLog::offset_for_timestamp(std::int64_t times
 std::optional<FoundRecord> PartitionLog::max_timestamp() const {
     const Segment* best = nullptr;
     for (const auto& [base, segment] : segments_)
-        if (segment.max_timestamp() >= 0 && (!best || segment.max_timestamp() > best->max_timestamp()))
-            best = &segment;
+        if (segment.max_timestamp() >= 0 && (!best || segment.max_timestamp() > best->max_timestamp())) best = &segment;
     if (!best) return std::nullopt;
     return best->find_max_timestamp();
 }
@@ -353,8 +355,10 @@ void PartitionLog::truncate_to(std::int64_t offset) {
         segments_.erase(victim);
     }
     auto& segment = active();
-    if (segment.translate_offset(offset)) segment.truncate_to(offset);
-    else segment.load_tail();  // nothing to cut; was a middle segment, learn its end
+    if (segment.translate_offset(offset))
+        segment.truncate_to(offset);
+    else
+        segment.load_tail();  // nothing to cut; was a middle segment, learn its end
     segment.make_active();
     log_end_offset_ = segment.next_offset();
     recovery_point_ = std::min(recovery_point_, log_end_offset_);

@@ -35,7 +35,7 @@ struct LoadOptions {
 };
 
 struct AppendResult {
-    std::int64_t base_offset = -1;      // first offset assigned
+    std::int64_t base_offset = -1;  // first offset assigned
     std::int64_t last_offset = -1;
     std::int64_t log_append_time = -1;  // set for LogAppendTime topics
     std::int64_t log_start_offset = 0;

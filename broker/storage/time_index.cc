@@ -39,8 +39,10 @@ TimestampOffset TimeIndex::lookup(std::int64_t target) const {
     std::size_t lo = 0, hi = entries();
     while (lo < hi) {
         auto mid = lo + (hi - lo) / 2;
-        if (entry(mid).timestamp <= target) lo = mid + 1;
-        else hi = mid;
+        if (entry(mid).timestamp <= target)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     if (lo == 0) return {-1, base_offset()};
     return entry(lo - 1);
@@ -50,8 +52,10 @@ void TimeIndex::truncate_to(std::int64_t offset) {
     std::size_t lo = 0, hi = entries();
     while (lo < hi) {
         auto mid = lo + (hi - lo) / 2;
-        if (entry(mid).offset < offset) lo = mid + 1;
-        else hi = mid;
+        if (entry(mid).offset < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     truncate_entries(lo);
 }

@@ -1,10 +1,10 @@
 #include "cli/groups/groups_args.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <ctime>
-
-#include <fmt/format.h>
 
 namespace weir::cli {
 

@@ -1,10 +1,10 @@
 #include "cli/groups/groups_cli.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "cli/groups/groups_args.h"
 #include "cli/groups/groups_report.h"

@@ -1,9 +1,9 @@
 #include "cli/groups/groups_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
 
 namespace weir::cli {
 

@@ -1,10 +1,10 @@
 #include "cli/groups/kafka_admin.h"
 
-#include "cli/rdkafka/handles.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 
-#include <fmt/format.h>
+#include "cli/rdkafka/handles.h"
 
 namespace weir::cli {
 

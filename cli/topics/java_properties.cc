@@ -1,5 +1,7 @@
 #include "cli/topics/java_properties.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -7,8 +9,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace weir::cli::topics {
 

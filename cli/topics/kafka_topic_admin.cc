@@ -1,9 +1,9 @@
 #include "cli/topics/kafka_topic_admin.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "cli/topics/kafka_error_messages.h"
 

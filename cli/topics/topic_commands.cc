@@ -1,9 +1,9 @@
 #include "cli/topics/topic_commands.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <ostream>
-
-#include <fmt/format.h>
 
 #include "cli/topics/topic_filter.h"
 #include "cli/topics/topics_errors.h"

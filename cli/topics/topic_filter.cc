@@ -1,8 +1,8 @@
 #include "cli/topics/topic_filter.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "cli/topics/topics_errors.h"
 

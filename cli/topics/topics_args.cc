@@ -1,12 +1,12 @@
 #include "cli/topics/topics_args.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "cli/topics/topics_errors.h"
 

@@ -1,9 +1,9 @@
 #include "cli/topics/topics_cli.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "cli/topics/java_properties.h"
 #include "cli/topics/kafka_topic_admin.h"

@@ -1,9 +1,9 @@
 #include "cli/topics/topics_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
-
-#include <fmt/format.h>
 
 namespace weir::cli::topics {
 

@@ -1,13 +1,13 @@
 #pragma once
 // Admin operations through librdkafka's C admin API (the C++ API has none).
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafkacpp.h>
+
 #include <chrono>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafkacpp.h>
 
 #include "harness/kafka_client.h"
 

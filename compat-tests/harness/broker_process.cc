@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <librdkafka/rdkafkacpp.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -18,9 +20,6 @@
 #include <system_error>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <librdkafka/rdkafkacpp.h>
 
 #ifndef WEIR_BINARY
 #error "WEIR_BINARY must be defined by the build (path of the weir executable)"
@@ -190,8 +189,8 @@ void BrokerProcess::wait_ready() {
         int status = 0;
         if (::waitpid(pid_, &status, WNOHANG) == pid_) {
             pid_ = -1;
-            throw std::runtime_error("weir exited during start-up with status " + std::to_string(decode_status(status)) +
-                                     "\n" + log_tail());
+            throw std::runtime_error("weir exited during start-up with status " +
+                                     std::to_string(decode_status(status)) + "\n" + log_tail());
         }
         if (!tcp) {
             tcp = port_accepts(port_);

@@ -60,12 +60,8 @@ std::string err_name(RdKafka::ErrorCode err) { return RdKafka::err2str(err) + " 
 std::unique_ptr<RdKafka::Conf> make_conf(const std::string& bootstrap, const ConfigMap& extra) {
     std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
     const ConfigMap defaults{
-        {"bootstrap.servers", bootstrap},
-        {"client.id", "weir-compat"},
-        {"socket.timeout.ms", "10000"},
-        {"reconnect.backoff.ms", "20"},
-        {"reconnect.backoff.max.ms", "500"},
-        {"log.connection.close", "false"},
+        {"bootstrap.servers", bootstrap}, {"client.id", "weir-compat"},        {"socket.timeout.ms", "10000"},
+        {"reconnect.backoff.ms", "20"},   {"reconnect.backoff.max.ms", "500"}, {"log.connection.close", "false"},
     };
     for (const auto& [k, v] : defaults) {
         if (!extra.contains(k)) set_or_throw(*conf, k, v);
@@ -123,9 +119,8 @@ RdKafka::ErrorCode Producer::try_send(const OutMessage& m, std::size_t* index_ou
         }
     }
     const auto rc = producer_->produce(
-        m.topic, m.partition, RdKafka::Producer::RK_MSG_COPY,
-        m.value ? const_cast<char*>(m.value->data()) : nullptr, m.value ? m.value->size() : 0,
-        m.key ? m.key->data() : nullptr, m.key ? m.key->size() : 0, m.timestamp, headers,
+        m.topic, m.partition, RdKafka::Producer::RK_MSG_COPY, m.value ? const_cast<char*>(m.value->data()) : nullptr,
+        m.value ? m.value->size() : 0, m.key ? m.key->data() : nullptr, m.key ? m.key->size() : 0, m.timestamp, headers,
         reinterpret_cast<void*>(static_cast<std::uintptr_t>(index)));
     if (rc != RdKafka::ERR_NO_ERROR) {
         delete headers;  // ownership only passes on success
@@ -178,12 +173,8 @@ std::vector<Delivery> produce_all(const std::string& bootstrap, const std::vecto
 
 Consumer::Consumer(const std::string& bootstrap, const ConfigMap& extra, RdKafka::EventCb* event_cb) {
     ConfigMap merged{
-        {"group.id", unique_group_id()},
-        {"enable.auto.commit", "false"},
-        {"enable.auto.offset.store", "false"},
-        {"enable.partition.eof", "false"},
-        {"auto.offset.reset", "earliest"},
-        {"fetch.wait.max.ms", "100"},
+        {"group.id", unique_group_id()},   {"enable.auto.commit", "false"},   {"enable.auto.offset.store", "false"},
+        {"enable.partition.eof", "false"}, {"auto.offset.reset", "earliest"}, {"fetch.wait.max.ms", "100"},
     };
     for (const auto& [k, v] : extra) merged[k] = v;
     auto conf = make_conf(bootstrap, merged);

@@ -1,6 +1,8 @@
 #pragma once
 // Thin librdkafka C++ wrappers for the compat tests: every call is bounded and
 // results come back as plain values that are easy to compare.
+#include <librdkafka/rdkafkacpp.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -10,8 +12,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <librdkafka/rdkafkacpp.h>
 
 namespace weir::compat {
 
@@ -48,7 +48,8 @@ struct ConsumedMessage {
     std::optional<std::string> value;
     std::vector<Header> headers;
     std::int64_t timestamp = -1;
-    RdKafka::MessageTimestamp::MessageTimestampType timestamp_type = RdKafka::MessageTimestamp::MSG_TIMESTAMP_NOT_AVAILABLE;
+    RdKafka::MessageTimestamp::MessageTimestampType timestamp_type =
+        RdKafka::MessageTimestamp::MSG_TIMESTAMP_NOT_AVAILABLE;
 };
 
 // Builds a global conf with bootstrap.servers, the harness's tight defaults and
@@ -125,7 +126,7 @@ public:
                                                 std::chrono::milliseconds timeout, RdKafka::ErrorCode* err = nullptr);
     // Low/high watermarks via ListOffsets; nullopt on error.
     std::optional<std::pair<std::int64_t, std::int64_t>> watermarks(const std::string& topic, std::int32_t partition,
-                                                                      std::chrono::milliseconds timeout);
+                                                                    std::chrono::milliseconds timeout);
 
     const std::vector<std::string>& errors() const { return errors_; }
     RdKafka::KafkaConsumer& handle() { return *consumer_; }
@@ -150,7 +151,7 @@ struct TopicInfo {
     std::vector<PartitionInfo> partitions;
 };
 struct ClusterInfo {
-    RdKafka::ErrorCode err = RdKafka::ERR_NO_ERROR;  // of the request itself
+    RdKafka::ErrorCode err = RdKafka::ERR_NO_ERROR;             // of the request itself
     std::vector<std::pair<std::int32_t, std::string>> brokers;  // id, host:port
     std::map<std::string, TopicInfo> topics;
 };

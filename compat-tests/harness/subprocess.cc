@@ -103,7 +103,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
             }
         }
         if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            const ssize_t w = ::write(in.write, options.stdin_data.data() + written, options.stdin_data.size() - written);
+            const ssize_t w =
+                ::write(in.write, options.stdin_data.data() + written, options.stdin_data.size() - written);
             if (w > 0) written += static_cast<std::size_t>(w);
             if (w < 0 && errno != EAGAIN && errno != EINTR) close_fd(in.write);
             if (written == options.stdin_data.size()) close_fd(in.write);

@@ -12,18 +12,24 @@ namespace {
 bool valid_previous(GroupState from, GroupState to) {
     using S = GroupState;
     switch (to) {
-        case S::preparing_rebalance: return from == S::stable || from == S::completing_rebalance || from == S::empty;
-        case S::completing_rebalance: return from == S::preparing_rebalance;
-        case S::stable: return from == S::completing_rebalance;
-        case S::empty: return from == S::preparing_rebalance;
-        case S::dead: return true;
+        case S::preparing_rebalance:
+            return from == S::stable || from == S::completing_rebalance || from == S::empty;
+        case S::completing_rebalance:
+            return from == S::preparing_rebalance;
+        case S::stable:
+            return from == S::completing_rebalance;
+        case S::empty:
+            return from == S::preparing_rebalance;
+        case S::dead:
+            return true;
     }
     return false;
 }
 
 }  // namespace
 
-Group::Group(std::string id, GroupState initial, TimeMs now) : id_(std::move(id)), state_(initial), state_timestamp_(now) {}
+Group::Group(std::string id, GroupState initial, TimeMs now)
+    : id_(std::move(id)), state_(initial), state_timestamp_(now) {}
 
 void Group::transition_to(GroupState next, TimeMs now) {
     if (!valid_previous(state_, next))
@@ -186,8 +192,8 @@ std::string Group::select_protocol() const {
         if (static_cast<std::size_t>(count) == members_.size()) candidates.insert(name);
     std::map<std::string, int> votes;
     for (const auto& [id, m] : members_) ++votes[m.vote(candidates)];
-    auto best = std::max_element(votes.begin(), votes.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    auto best =
+        std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     return best->first;
 }
 
@@ -342,7 +348,8 @@ std::vector<TopicPartition> Group::remove_expired_offsets(TimeMs now, std::int64
         if (o.expire_timestamp) {
             gone = now >= *o.expire_timestamp;
         } else {
-            TimeMs from = *base == Base::state_change ? state_timestamp_.value_or(o.commit_timestamp) : o.commit_timestamp;
+            TimeMs from =
+                *base == Base::state_change ? state_timestamp_.value_or(o.commit_timestamp) : o.commit_timestamp;
             gone = now - from >= retention_ms;
         }
         if (gone) expired.push_back(tp);

@@ -81,7 +81,9 @@ public:
     [[nodiscard]] std::size_t static_member_count() const { return static_members_.size(); }
 
     // ---- members that got MEMBER_ID_REQUIRED and have not rejoined yet ----
-    [[nodiscard]] bool is_pending_member(const std::string& member_id) const { return pending_members_.contains(member_id); }
+    [[nodiscard]] bool is_pending_member(const std::string& member_id) const {
+        return pending_members_.contains(member_id);
+    }
     void add_pending_member(const std::string& member_id) { pending_members_.insert(member_id); }
     bool remove_pending_member(const std::string& member_id) { return pending_members_.erase(member_id) > 0; }
     [[nodiscard]] std::size_t pending_member_count() const { return pending_members_.size(); }
@@ -127,7 +129,9 @@ public:
     void prepare_offset_commit(const std::vector<TopicPartition>& tps);
     // Ends an in-flight commit; on success the value becomes the committed offset.
     void complete_offset_commit(const TopicPartition& tp, const OffsetAndMetadata* value);
-    [[nodiscard]] bool has_pending_offset_commit(const TopicPartition& tp) const { return pending_commits_.contains(tp); }
+    [[nodiscard]] bool has_pending_offset_commit(const TopicPartition& tp) const {
+        return pending_commits_.contains(tp);
+    }
     [[nodiscard]] bool has_offsets() const { return !offsets_.empty() || !pending_commits_.empty(); }
     // Removes and returns the partitions that had a committed offset.
     std::vector<TopicPartition> remove_offsets(const std::vector<TopicPartition>& tps);
@@ -137,10 +141,10 @@ public:
 
     // ---- rebalance timers (GroupManager's bookkeeping) ----
     struct PendingJoin {
-        bool initial = false;          // InitialDelayedJoin: only ever completes at its deadline
+        bool initial = false;  // InitialDelayedJoin: only ever completes at its deadline
         TimeMs deadline = 0;
-        std::int64_t delay_ms = 0;     // initial only: this round's delay
-        std::int64_t remaining_ms = 0; // initial only: how much longer it may be extended
+        std::int64_t delay_ms = 0;      // initial only: this round's delay
+        std::int64_t remaining_ms = 0;  // initial only: how much longer it may be extended
         std::uint64_t token = 0;
     };
     std::optional<PendingJoin> pending_join;

@@ -80,8 +80,8 @@ void GroupManager::join(TimeMs now, RequestId id, JoinRequest req, Effects& out)
         g = &create_group(req.group_id, now);
     }
     if (!accept_joining_member(*g, req.member_id, config_.max_size)) {
-        if (auto removed = g->remove(req.member_id)) answer_sync(removed->awaiting_sync,
-                                                                 SyncResult::failure(ErrorCode::unknown_member_id), out);
+        if (auto removed = g->remove(req.member_id))
+            answer_sync(removed->awaiting_sync, SyncResult::failure(ErrorCode::unknown_member_id), out);
         answer_join(id, JoinResult::failure("", ErrorCode::group_max_size_reached), out);
     } else if (unknown_member) {
         do_new_member_join(now, *g, id, req, out);
@@ -189,8 +189,8 @@ void GroupManager::do_current_member_join(TimeMs now, Group& g, RequestId id, Jo
     }
 }
 
-void GroupManager::add_member_and_rebalance(TimeMs now, Group& g, RequestId id, JoinRequest& req,
-                                            std::string member_id, Effects& out) {
+void GroupManager::add_member_and_rebalance(TimeMs now, Group& g, RequestId id, JoinRequest& req, std::string member_id,
+                                            Effects& out) {
     Member m;
     m.member_id = std::move(member_id);
     m.group_instance_id = req.group_instance_id;
@@ -407,11 +407,16 @@ void GroupManager::sync(TimeMs now, RequestId id, SyncRequest req, Effects& out)
         return;
     }
     std::optional<ErrorCode> error;
-    if (g->is(GroupState::dead)) error = ErrorCode::coordinator_not_available;
-    else if (auto e = validate_current_member(*g, req.member_id, req.group_instance_id)) error = e;
-    else if (req.generation_id != g->generation_id) error = ErrorCode::illegal_generation;
-    else if (req.protocol_type && g->protocol_type != req.protocol_type) error = ErrorCode::inconsistent_group_protocol;
-    else if (req.protocol_name && g->protocol_name != req.protocol_name) error = ErrorCode::inconsistent_group_protocol;
+    if (g->is(GroupState::dead))
+        error = ErrorCode::coordinator_not_available;
+    else if (auto e = validate_current_member(*g, req.member_id, req.group_instance_id))
+        error = e;
+    else if (req.generation_id != g->generation_id)
+        error = ErrorCode::illegal_generation;
+    else if (req.protocol_type && g->protocol_type != req.protocol_type)
+        error = ErrorCode::inconsistent_group_protocol;
+    else if (req.protocol_name && g->protocol_name != req.protocol_name)
+        error = ErrorCode::inconsistent_group_protocol;
     if (error) {
         answer_sync(id, SyncResult::failure(*error), out);
         return;
@@ -492,8 +497,8 @@ void GroupManager::on_store_complete(TimeMs now, std::uint64_t store_id, ErrorCo
                                                 r.old_session_timeout_ms, std::nullopt);
                 std::optional<RequestId> fenced_join;
                 std::optional<RequestId> fenced_sync;
-                Member& old = g->replace_static_member(r.instance_id, r.new_member_id, r.old_member_id, fenced_join,
-                                                       fenced_sync);
+                Member& old =
+                    g->replace_static_member(r.instance_id, r.new_member_id, r.old_member_id, fenced_join, fenced_sync);
                 schedule_heartbeat(now, *g, old, old.session_timeout_ms);
                 JoinResult result = current_generation_result(*g, "", false);
                 result.leader = r.previous_leader.value_or("");
@@ -656,7 +661,8 @@ void GroupManager::advance(TimeMs now, Effects& out) {
                     on_heartbeat_expired(now, *g, e.member_id, out);
                 break;
             case TimerKind::pending_member:
-                if (g->is_pending_member(e.member_id)) remove_pending_member_and_update_group(now, *g, e.member_id, out);
+                if (g->is_pending_member(e.member_id))
+                    remove_pending_member_and_update_group(now, *g, e.member_id, out);
                 break;
             case TimerKind::join:
                 if (g->pending_join && g->pending_join->token == e.token) on_join_deadline(now, *g, out);

@@ -7,8 +7,7 @@
 namespace weir::coordinator {
 
 ErrorCode GroupManager::validate_offset_commit(TimeMs now, const std::string& group_id, const std::string& member_id,
-                                               const std::optional<std::string>& instance_id,
-                                               std::int32_t generation) {
+                                               const std::optional<std::string>& instance_id, std::int32_t generation) {
     Group* g = find_mut(group_id);
     if (!g) {
         // Generation -1: a consumer not using group management (assign()), or
@@ -195,9 +194,8 @@ void GroupManager::load_group(TimeMs now, const std::string& group_id, const msg
         g.generation_id = value->generation;
         if (!value->protocol_type.empty()) g.protocol_type = value->protocol_type;
         g.protocol_name = value->protocol;
-        g.set_current_state_timestamp(value->current_state_timestamp >= 0
-                                          ? std::optional<TimeMs>(value->current_state_timestamp)
-                                          : std::nullopt);
+        g.set_current_state_timestamp(
+            value->current_state_timestamp >= 0 ? std::optional<TimeMs>(value->current_state_timestamp) : std::nullopt);
         for (const auto& mm : value->members) {
             Member m;
             m.member_id = mm.member_id;

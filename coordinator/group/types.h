@@ -51,8 +51,8 @@ struct JoinRequest {
     std::int32_t rebalance_timeout_ms = 0;
     std::string protocol_type;
     std::vector<Protocol> protocols;
-    bool require_known_member_id = false;   // JoinGroup v4+
-    bool support_skip_assignment = false;   // JoinGroup v9+
+    bool require_known_member_id = false;  // JoinGroup v4+
+    bool support_skip_assignment = false;  // JoinGroup v9+
 };
 
 struct JoinMember {

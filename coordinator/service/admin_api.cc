@@ -1,4 +1,4 @@
-// FindCoordinator, DescribeGroups, ListGroups and DeleteGroups at every version.
+// DescribeGroups, ListGroups and DeleteGroups at every version.
 #include <algorithm>
 #include <cctype>
 
@@ -19,37 +19,6 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
-
-Task<msg::FindCoordinatorResponse> CoordinatorService::find_coordinator(const Ctx& ctx, msg::FindCoordinatorRequest r) {
-    const auto v = ctx.version();
-    msg::FindCoordinatorResponse resp;
-    if (v >= 4) {
-        for (const auto& key : r.coordinator_keys) {
-            auto located = co_await locate(key, r.key_type, ctx.connection.listener);
-            auto& c = resp.coordinators.emplace_back();
-            c.key = key;
-            c.node_id = located.node_id;
-            c.host = std::move(located.host);
-            c.port = located.port;
-            c.error_code = to_int(located.error);
-            if (located.error != ErrorCode::none)
-                c.error_message = located.message.empty() ? std::string(error_message(located.error)) : located.message;
-            else
-                c.error_message = std::nullopt;
-        }
-        co_return resp;
-    }
-    auto located = co_await locate(r.key, v >= 1 ? r.key_type : std::int8_t{0}, ctx.connection.listener);
-    resp.error_code = to_int(located.error);
-    resp.node_id = located.node_id;
-    resp.host = std::move(located.host);
-    resp.port = located.port;
-    if (located.error != ErrorCode::none)
-        resp.error_message = located.message.empty() ? std::string(error_message(located.error)) : located.message;
-    else
-        resp.error_message = std::nullopt;
-    co_return resp;
-}
 
 Task<msg::DescribeGroupsResponse> CoordinatorService::describe_groups(const Ctx& ctx, msg::DescribeGroupsRequest r) {
     const auto v = ctx.version();
@@ -82,7 +51,7 @@ Task<msg::DescribeGroupsResponse> CoordinatorService::describe_groups(const Ctx&
 Task<msg::ListGroupsResponse> CoordinatorService::list_groups(const Ctx& ctx, msg::ListGroupsRequest r) {
     const auto v = ctx.version();
     msg::ListGroupsResponse resp;
-    if (!active_) {
+    if (!runtime_.active()) {
         resp.error_code = to_int(ErrorCode::coordinator_not_available);
         co_return resp;
     }
@@ -91,8 +60,10 @@ Task<msg::ListGroupsResponse> CoordinatorService::list_groups(const Ctx& ctx, ms
     bool unknown_state = false;
     if (v >= 4) {
         for (const auto& s : r.states_filter) {
-            if (auto parsed = parse_state(s)) states.push_back(*parsed);
-            else unknown_state = true;
+            if (auto parsed = parse_state(s))
+                states.push_back(*parsed);
+            else
+                unknown_state = true;
         }
     }
     // Every group here is a classic group.

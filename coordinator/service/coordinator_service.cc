@@ -3,6 +3,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <chrono>
 #include <deque>
 
@@ -25,8 +26,8 @@ TimeMs wall_clock_ms() {
 std::string random_uuid(std::mt19937_64& random) {
     std::uint64_t hi = random();
     std::uint64_t lo = random();
-    hi = (hi & ~0xF000ULL) | 0x4000ULL;                  // version 4
-    lo = (lo & ~(0xC0ULL << 56)) | (0x80ULL << 56);      // IETF variant
+    hi = (hi & ~0xF000ULL) | 0x4000ULL;              // version 4
+    lo = (lo & ~(0xC0ULL << 56)) | (0x80ULL << 56);  // IETF variant
     return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF, hi & 0xFFFF, lo >> 48,
                        lo & 0xFFFFFFFFFFFFULL);
 }
@@ -40,20 +41,60 @@ GroupConfig group_config(const config::BrokerConfig& c) {
     return g;
 }
 
+// __consumer_offsets as Kafka creates and keeps it.
+runtime::CoordinatorRuntime::Options runtime_options(const handlers::BrokerContext& broker,
+                                                     CoordinatorService::Clock clock) {
+    const auto& c = broker.config;
+    runtime::CoordinatorRuntime::Options o;
+    o.topic.name = std::string(store::kOffsetsTopic);
+    o.topic.partitions = std::max(c.offsets_topic_num_partitions, 1);
+    o.topic.replication_factor = [&c](int brokers) { return c.internal_topic_replication_factor(brokers); };
+    o.topic.configs = {{"cleanup.policy", "compact"},
+                       {"compression.type", "producer"},
+                       {"segment.bytes", std::to_string(c.offsets_topic_segment_bytes)}};
+    o.partitioner = [](std::string_view group_id, std::int32_t partitions) {
+        return store::partition_for(group_id, partitions);
+    };
+    o.load_buffer_bytes = static_cast<std::size_t>(std::max(c.offsets_load_buffer_size, 1));
+    o.write_timeout = std::chrono::milliseconds(std::max(c.offsets_commit_timeout_ms, 1));
+    o.compaction_policy = [&broker] {
+        auto topic = broker.topic_config(store::kOffsetsTopic);
+        runtime::CompactionPolicy p;
+        p.min_cleanable_dirty_ratio = topic.min_cleanable_dirty_ratio;
+        // Kafka never cleans the active segment, so less than a segment stays as written.
+        p.min_dirty_bytes = static_cast<std::uint64_t>(std::max(topic.segment_bytes, 0));
+        p.delete_retention_ms = topic.delete_retention_ms;
+        // The log layer may apply retention.ms to this topic too: live data is
+        // rewritten before it could age out.
+        p.retention_ms = topic.retention_ms;
+        return p;
+    };
+    o.clock = std::move(clock);
+    o.stopping = [&broker] { return broker.stopping(); };
+    return o;
+}
+
 }  // namespace
 
 CoordinatorService::CoordinatorService(handlers::BrokerContext& broker, Options options)
     : broker_(broker),
       clock_(options.clock ? std::move(options.clock) : Clock(wall_clock_ms)),
       random_(std::random_device{}()),
-      core_(group_config(broker.config),
-            options.member_ids ? std::move(options.member_ids)
-                               : GroupManager::MemberIdGenerator([this](std::string_view prefix) {
-                                     return std::string(prefix) + "-" + random_uuid(random_);
-                                 })),
-      num_partitions_(std::max(broker.config.offsets_topic_num_partitions, 1)),
-      deadline_timer_(broker.executor),
-      maintenance_timer_(broker.executor) {}
+      core_(group_config(broker.config), options.member_ids
+                                             ? std::move(options.member_ids)
+                                             : GroupManager::MemberIdGenerator([this](std::string_view prefix) {
+                                                   return std::string(prefix) + "-" + random_uuid(random_);
+                                               })),
+      runtime_(broker.metadata, broker.partitions, broker.executor, runtime_options(broker, clock_), *this),
+      deadline_timer_(runtime_.add_deadline_timer([this] { on_deadline(); })) {
+    // Offset expiry, then compaction of what it left behind.
+    runtime_.add_periodic_task(
+        std::chrono::milliseconds(std::max<std::int64_t>(broker.config.offsets_retention_check_interval_ms, 1)),
+        [this, alive = std::weak_ptr<bool>(alive_)]() -> Task<void> {
+            co_await expire_offsets_now();
+            if (auto a = alive.lock(); a && *a) compact_now(false);
+        });
+}
 
 CoordinatorService::~CoordinatorService() {
     *alive_ = false;
@@ -61,7 +102,6 @@ CoordinatorService::~CoordinatorService() {
 }
 
 void CoordinatorService::start() {
-    active_ = true;
     std::weak_ptr<bool> alive = alive_;
     auto executor = broker_.executor;
     // Store listeners may run on another thread (ZooKeeper): hop to ours.
@@ -70,41 +110,35 @@ void CoordinatorService::start() {
             if (auto a = alive.lock(); a && *a) on_metadata_change(change);
         });
     });
-    refresh_ownership();
-    schedule_maintenance();
+    runtime_.start();
 }
 
 void CoordinatorService::stop() {
-    if (!active_) return;
-    active_ = false;
-    deadline_timer_.cancel();
-    maintenance_timer_.cancel();
+    if (!runtime_.active()) return;
+    runtime_.stop();
     Effects fx;
     core_.abort_all(ErrorCode::not_coordinator, fx);
     run(std::move(fx));
 }
 
-std::int32_t CoordinatorService::partition_for(std::string_view group_id) const {
-    return store::partition_for(group_id, num_partitions_);
-}
-
-bool CoordinatorService::loading() const {
-    for (const auto& [p, owned] : owned_)
-        if (!owned.loaded) return true;
-    return false;
+Task<handlers::CoordinatorLocation> CoordinatorService::locate(std::string group_id, std::string listener) {
+    auto located = co_await runtime_.locate(std::move(group_id), std::move(listener));
+    handlers::CoordinatorLocation out;
+    out.error = located.error;
+    out.message = std::move(located.message);
+    out.node_id = located.node_id;
+    out.host = std::move(located.host);
+    out.port = located.port;
+    co_return out;
 }
 
 std::optional<ErrorCode> CoordinatorService::group_status(std::string_view group_id, Api api) const {
     // Kafka accepts the empty group id where old clients used it (commits,
     // fetches, describe, delete); group management needs a real one.
-    bool empty_ok = api == Api::offset_commit || api == Api::offset_fetch || api == Api::describe ||
-                    api == Api::delete_groups;
+    bool empty_ok =
+        api == Api::offset_commit || api == Api::offset_fetch || api == Api::describe || api == Api::delete_groups;
     if (group_id.empty() && !empty_ok) return ErrorCode::invalid_group_id;
-    if (!active_) return ErrorCode::coordinator_not_available;
-    auto it = owned_.find(partition_for(group_id));
-    if (it == owned_.end()) return ErrorCode::not_coordinator;
-    if (!it->second.loaded) return ErrorCode::coordinator_load_in_progress;
-    return std::nullopt;
+    return runtime_.status(partition_for(group_id));
 }
 
 void CoordinatorService::run(Effects effects) {
@@ -128,9 +162,8 @@ void CoordinatorService::run(Effects effects) {
         for (auto& store : fx.stores) {
             std::vector<store::KeyValue> records{
                 {store::group_metadata_key(store.group_id), store::group_metadata_value(store.value)}};
-            auto appended = append(partition_for(store.group_id), records);
-            if (appended.error == ErrorCode::none && appended.target &&
-                appended.target->high_watermark() < appended.end_offset) {
+            auto appended = runtime_.append(partition_for(store.group_id), records);
+            if (!appended.complete()) {
                 asio::co_spawn(broker_.executor, finish_store(std::move(appended), store.store_id), asio::detached);
                 continue;
             }
@@ -142,55 +175,23 @@ void CoordinatorService::run(Effects effects) {
     arm_deadline();
 }
 
-Task<void> CoordinatorService::finish_store(Appended appended, std::uint64_t store_id) {
-    auto error = co_await await_replicated(std::move(appended));
+Task<void> CoordinatorService::finish_store(runtime::CoordinatorRuntime::Appended appended, std::uint64_t store_id) {
+    auto error = co_await runtime_.await_replicated(std::move(appended));
     Effects fx;
     core_.on_store_complete(now(), store_id, map_group_store_error(error), fx);
     run(std::move(fx));
 }
 
 void CoordinatorService::arm_deadline() {
-    if (!active_) return;
-    auto next = core_.next_deadline();
-    if (!next) return;
-    if (armed_deadline_ && *armed_deadline_ <= *next) return;  // it re-arms when it fires
-    armed_deadline_ = next;
-    deadline_timer_.expires_after(std::chrono::milliseconds(std::max<TimeMs>(*next - now(), 0)));
-    std::weak_ptr<bool> alive = alive_;
-    deadline_timer_.async_wait([this, alive](boost::system::error_code ec) {
-        auto a = alive.lock();
-        if (ec || !a || !*a) return;
-        armed_deadline_.reset();
-        on_deadline();
-    });
+    if (!runtime_.active()) return;
+    if (auto next = core_.next_deadline()) deadline_timer_.arm(*next);
 }
 
 void CoordinatorService::on_deadline() {
-    if (!active_) return;
+    if (!runtime_.active()) return;
     Effects fx;
     core_.advance(now(), fx);
     run(std::move(fx));
-}
-
-void CoordinatorService::schedule_maintenance() {
-    if (!active_) return;
-    auto interval = std::max<std::int64_t>(broker_.config.offsets_retention_check_interval_ms, 1);
-    maintenance_timer_.expires_after(std::chrono::milliseconds(interval));
-    std::weak_ptr<bool> alive = alive_;
-    maintenance_timer_.async_wait([this, alive](boost::system::error_code ec) {
-        auto a = alive.lock();
-        if (ec || !a || !*a || !active_) return;
-        asio::co_spawn(
-            broker_.executor,
-            [this, alive]() -> Task<void> {
-                co_await expire_offsets_now();
-                auto a2 = alive.lock();
-                if (!a2 || !*a2) co_return;
-                compact_now(false);
-                schedule_maintenance();
-            },
-            asio::detached);
-    });
 }
 
 }  // namespace weir::coordinator

@@ -24,6 +24,8 @@ inline ErrorCode map_store_error(ErrorCode e, ErrorCode too_large) {
 }
 
 inline ErrorCode map_group_store_error(ErrorCode e) { return map_store_error(e, ErrorCode::unknown_server_error); }
-inline ErrorCode map_offset_store_error(ErrorCode e) { return map_store_error(e, ErrorCode::invalid_commit_offset_size); }
+inline ErrorCode map_offset_store_error(ErrorCode e) {
+    return map_store_error(e, ErrorCode::invalid_commit_offset_size);
+}
 
 }  // namespace weir::coordinator

@@ -75,8 +75,8 @@ Task<msg::SyncGroupResponse> CoordinatorService::sync_group(const Ctx& ctx, msg:
     if (auto error = group_status(r.group_id, Api::sync)) {
         // The rebalance state was lost with the old coordinator: rejoin
         // (older clients do not expect COORDINATOR_LOAD_IN_PROGRESS here).
-        result = SyncResult::failure(*error == ErrorCode::coordinator_load_in_progress ? ErrorCode::rebalance_in_progress
-                                                                                        : *error);
+        result = SyncResult::failure(
+            *error == ErrorCode::coordinator_load_in_progress ? ErrorCode::rebalance_in_progress : *error);
     } else if (v >= 5 && (!r.protocol_type || !r.protocol_name)) {
         result = SyncResult::failure(ErrorCode::inconsistent_group_protocol);
     } else {
@@ -136,7 +136,8 @@ Task<msg::LeaveGroupResponse> CoordinatorService::leave_group(const Ctx& ctx, ms
     resp.error_code = to_int(result.error);
     if (v <= 2) {
         // One member, one error code: the member's unless the group failed.
-        if (result.error == ErrorCode::none && !result.members.empty()) resp.error_code = to_int(result.members.front());
+        if (result.error == ErrorCode::none && !result.members.empty())
+            resp.error_code = to_int(result.members.front());
     } else {
         for (std::size_t i = 0; i < result.members.size() && i < members.size(); ++i) {
             msg::LeaveGroupResponse::MemberResponse m;

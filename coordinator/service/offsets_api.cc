@@ -82,8 +82,8 @@ Task<msg::OffsetCommitResponse> CoordinatorService::offset_commit(const Ctx& ctx
         fail_valid(*error);
         co_return resp;
     }
-    auto error = core_.validate_offset_commit(t, r.group_id, r.member_id, r.group_instance_id,
-                                              r.generation_id_or_member_epoch);
+    auto error =
+        core_.validate_offset_commit(t, r.group_id, r.member_id, r.group_instance_id, r.generation_id_or_member_epoch);
     arm_deadline();
     if (error != ErrorCode::none) {
         fail_valid(error);
@@ -93,7 +93,7 @@ Task<msg::OffsetCommitResponse> CoordinatorService::offset_commit(const Ctx& ctx
     tps.reserve(valid.size());
     for (const auto& [tp, o] : valid) tps.push_back(tp);
     core_.prepare_offset_commit(r.group_id, tps);
-    auto written = co_await write(partition_for(r.group_id), store::offset_records(r.group_id, valid));
+    auto written = co_await runtime_.write(partition_for(r.group_id), store::offset_records(r.group_id, valid));
     core_.complete_offset_commit(r.group_id, valid, written == ErrorCode::none);
     fail_valid(map_offset_store_error(written));
     co_return resp;
@@ -152,8 +152,10 @@ Task<msg::OffsetDeleteResponse> CoordinatorService::offset_delete(const Ctx&, ms
     for (const auto& topic : r.topics) {
         for (const auto& p : topic.partitions) {
             TopicPartition tp{topic.name, p.partition_index};
-            if (partition_exists(broker_.metadata, topic.name, p.partition_index)) known.push_back(tp);
-            else errors[tp] = ErrorCode::unknown_topic_or_partition;
+            if (partition_exists(broker_.metadata, topic.name, p.partition_index))
+                known.push_back(tp);
+            else
+                errors[tp] = ErrorCode::unknown_topic_or_partition;
         }
     }
     auto result = core_.delete_offsets(now(), r.group_id, known);

@@ -98,19 +98,4 @@ std::vector<KeyValue> tombstone_records(const Tombstones& tombstones) {
     return out;
 }
 
-wire::Bytes build_batch(const std::vector<KeyValue>& records, TimeMs timestamp) {
-    records::BatchBuilderOptions options;
-    options.base_timestamp = timestamp;
-    std::vector<records::Record> out;
-    out.reserve(records.size());
-    for (std::size_t i = 0; i < records.size(); ++i) {
-        records::Record r;
-        r.offset_delta = static_cast<std::int32_t>(i);
-        r.key = records[i].key;
-        r.value = records[i].value;
-        out.push_back(std::move(r));
-    }
-    return records::build_batch(options, out);
-}
-
 }  // namespace weir::coordinator::store

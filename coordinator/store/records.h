@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coordinator/group/types.h"
+#include "coordinator/runtime/record_batches.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::coordinator::store {
@@ -43,17 +44,12 @@ std::optional<RecordKey> parse_key(wire::ByteSpan key);
 OffsetAndMetadata parse_offset_value(wire::ByteSpan value);
 msg::GroupMetadataValue parse_group_value(wire::ByteSpan value);
 
-// One record to append: a key and its value (nullopt: tombstone).
-struct KeyValue {
-    wire::Bytes key;
-    std::optional<wire::Bytes> value;
-};
+using runtime::KeyValue;
 // The records of one group write, in order.
 std::vector<KeyValue> offset_records(std::string_view group,
                                      const std::vector<std::pair<TopicPartition, OffsetAndMetadata>>& offsets);
 std::vector<KeyValue> tombstone_records(const Tombstones& tombstones);
 
-// One v2 batch, CreateTime `timestamp` on every record (as Kafka's coordinator writes them).
-wire::Bytes build_batch(const std::vector<KeyValue>& records, TimeMs timestamp);
+using runtime::build_batch;
 
 }  // namespace weir::coordinator::store

@@ -23,23 +23,4 @@ void Replayer::apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value) {
     }
 }
 
-std::int64_t for_each_record(wire::ByteSpan data, std::int64_t from, const std::function<void(const StoredRecord&)>& fn) {
-    std::int64_t next = from;
-    for (auto batch : records::split_batches(data, false)) {
-        auto header = records::parse_batch_header(batch);
-        next = std::max(next, header.last_offset() + 1);
-        if (header.is_control() || header.last_offset() < from) continue;
-        for (auto& r : records::decode_records(batch)) {
-            StoredRecord sr;
-            sr.offset = header.base_offset + r.offset_delta;
-            if (sr.offset < from || !r.key) continue;
-            sr.timestamp = header.base_timestamp + r.timestamp_delta;
-            sr.key = *r.key;
-            if (r.value) sr.value = wire::ByteSpan(*r.value);
-            fn(sr);
-        }
-    }
-    return next;
-}
-
 }  // namespace weir::coordinator::store

@@ -27,16 +27,7 @@ private:
     std::map<std::string, LoadedGroup> groups_;
 };
 
-struct StoredRecord {
-    std::int64_t offset = 0;
-    TimeMs timestamp = 0;
-    wire::ByteSpan key;
-    std::optional<wire::ByteSpan> value;
-};
-
-// Calls `fn` for every record of the concatenated v2 batches in `data` at
-// offset >= `from` (control batches are skipped). Returns the offset after
-// the last batch seen. Throws wire::DecodeError on a malformed batch.
-std::int64_t for_each_record(wire::ByteSpan data, std::int64_t from, const std::function<void(const StoredRecord&)>& fn);
+using runtime::for_each_record;
+using runtime::StoredRecord;
 
 }  // namespace weir::coordinator::store

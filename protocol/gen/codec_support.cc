@@ -62,8 +62,10 @@ void read_nullable_string_into(wire::Reader& in, bool compact, bool nullable, st
         out.reset();
         return;
     }
-    if (out) out->assign(*s);
-    else out.emplace(*s);
+    if (out)
+        out->assign(*s);
+    else
+        out.emplace(*s);
 }
 
 void read_bytes_into(wire::Reader& in, bool compact, wire::Bytes& out, const char* field) {
@@ -80,8 +82,10 @@ void read_nullable_bytes_into(wire::Reader& in, bool compact, bool nullable, std
         out.reset();
         return;
     }
-    if (out) out->assign(b->begin(), b->end());
-    else out.emplace(b->begin(), b->end());
+    if (out)
+        out->assign(b->begin(), b->end());
+    else
+        out.emplace(b->begin(), b->end());
 }
 
 std::optional<wire::RecordsData> read_records(wire::Reader& in, bool compact, bool nullable, const char* field) {

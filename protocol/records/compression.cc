@@ -119,7 +119,8 @@ Bytes gzip_decompress(ByteSpan data, std::size_t limit) {
             continue;
         }
         if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_pos == data.size()) break;
-        if (rc != Z_OK && rc != Z_BUF_ERROR) throw DecodeError(std::string("gzip: ") + (zs.msg ? zs.msg : "corrupt data"));
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            throw DecodeError(std::string("gzip: ") + (zs.msg ? zs.msg : "corrupt data"));
     }
     if (!ended) throw DecodeError("gzip: truncated stream");
     return out.finish();
@@ -128,7 +129,7 @@ Bytes gzip_decompress(ByteSpan data, std::size_t limit) {
 // ---- snappy -----------------------------------------------------------------
 
 constexpr std::array<std::uint8_t, 8> kXerialMagic = {0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
-constexpr std::size_t kXerialHeaderSize = 16;  // magic, version int32, compatible version int32
+constexpr std::size_t kXerialHeaderSize = 16;        // magic, version int32, compatible version int32
 constexpr std::size_t kXerialBlockSize = 32 * 1024;  // snappy-java's default
 
 void snappy_raw_compress_into(Bytes& out, ByteSpan data) {
@@ -154,7 +155,8 @@ Bytes snappy_compress(ByteSpan data, bool xerial) {
         put_be32(out, 0);
         snappy_raw_compress_into(out, data.subspan(pos, std::min(kXerialBlockSize, data.size() - pos)));
         auto n = static_cast<std::uint32_t>(out.size() - len_at - 4);
-        for (int i = 0; i < 4; ++i) out[len_at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(n >> (24 - 8 * i));
+        for (int i = 0; i < 4; ++i)
+            out[len_at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(n >> (24 - 8 * i));
     }
     return out;
 }
@@ -333,33 +335,48 @@ Bytes zstd_decompress(ByteSpan data, std::size_t limit) {
 
 const char* compression_name(Compression codec) {
     switch (codec) {
-        case Compression::none: return "none";
-        case Compression::gzip: return "gzip";
-        case Compression::snappy: return "snappy";
-        case Compression::lz4: return "lz4";
-        case Compression::zstd: return "zstd";
+        case Compression::none:
+            return "none";
+        case Compression::gzip:
+            return "gzip";
+        case Compression::snappy:
+            return "snappy";
+        case Compression::lz4:
+            return "lz4";
+        case Compression::zstd:
+            return "zstd";
     }
     return "unknown";
 }
 
 Bytes compress(Compression codec, ByteSpan data, const CodecOptions& options) {
     switch (codec) {
-        case Compression::gzip: return gzip_compress(data);
-        case Compression::snappy: return snappy_compress(data, options.snappy_xerial);
-        case Compression::lz4: return lz4_compress(data, options.lz4_magic_v0);
-        case Compression::zstd: return zstd_compress(data);
-        case Compression::none: break;
+        case Compression::gzip:
+            return gzip_compress(data);
+        case Compression::snappy:
+            return snappy_compress(data, options.snappy_xerial);
+        case Compression::lz4:
+            return lz4_compress(data, options.lz4_magic_v0);
+        case Compression::zstd:
+            return zstd_compress(data);
+        case Compression::none:
+            break;
     }
     throw std::invalid_argument(std::string("cannot compress with codec ") + compression_name(codec));
 }
 
 Bytes decompress(Compression codec, ByteSpan data, const CodecOptions& options) {
     switch (codec) {
-        case Compression::gzip: return gzip_decompress(data, options.max_output);
-        case Compression::snappy: return snappy_decompress(data, options.max_output);
-        case Compression::lz4: return lz4_decompress(data, options.max_output, options.lz4_magic_v0);
-        case Compression::zstd: return zstd_decompress(data, options.max_output);
-        case Compression::none: break;
+        case Compression::gzip:
+            return gzip_decompress(data, options.max_output);
+        case Compression::snappy:
+            return snappy_decompress(data, options.max_output);
+        case Compression::lz4:
+            return lz4_decompress(data, options.max_output, options.lz4_magic_v0);
+        case Compression::zstd:
+            return zstd_decompress(data, options.max_output);
+        case Compression::none:
+            break;
     }
     throw DecodeError("unknown compression codec " + std::to_string(static_cast<int>(codec)));
 }

@@ -41,7 +41,8 @@ Bytes up_convert(ByteSpan message_set, const UpConvertOptions& options) {
 }
 
 DownConverted down_convert(ByteSpan batches, const DownConvertOptions& options) {
-    if (options.magic != 0 && options.magic != 1) throw std::invalid_argument("down-conversion target must be magic 0 or 1");
+    if (options.magic != 0 && options.magic != 1)
+        throw std::invalid_argument("down-conversion target must be magic 0 or 1");
     DownConverted out;
     for (ByteSpan batch : split_batches(batches, true)) {
         BatchHeader h = parse_batch_header(batch);
@@ -51,7 +52,8 @@ DownConverted down_convert(ByteSpan batches, const DownConvertOptions& options) 
         if (h.is_control() || h.record_count == 0) continue;
         Compression codec = h.compression();
         if (codec == Compression::zstd)
-            throw UnsupportedCompressionError("zstd batch cannot be down-converted to magic " + std::to_string(options.magic));
+            throw UnsupportedCompressionError("zstd batch cannot be down-converted to magic " +
+                                              std::to_string(options.magic));
         // Each batch is decompressed, converted and released in turn, so a
         // per-batch bound is enough to bound memory.
         auto records = decode_records(batch, options.max_decompressed_size);
@@ -62,12 +64,14 @@ DownConverted down_convert(ByteSpan batches, const DownConvertOptions& options) 
         for (auto& r : records) {
             LegacyMessage m;
             m.offset = h.base_offset + r.offset_delta;
-            m.timestamp = options.magic == 0 ? -1 : (log_append ? h.max_timestamp : h.base_timestamp + r.timestamp_delta);
+            m.timestamp =
+                options.magic == 0 ? -1 : (log_append ? h.max_timestamp : h.base_timestamp + r.timestamp_delta);
             m.key = std::move(r.key);
             m.value = std::move(r.value);
             messages.push_back(std::move(m));
         }
-        Bytes set = build_message_set({.magic = options.magic, .compression = codec, .timestamp_type = h.timestamp_type()}, messages);
+        Bytes set = build_message_set(
+            {.magic = options.magic, .compression = codec, .timestamp_type = h.timestamp_type()}, messages);
         out.records.insert(out.records.end(), set.begin(), set.end());
     }
     return out;

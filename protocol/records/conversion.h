@@ -17,7 +17,7 @@ public:
 };
 
 struct UpConvertOptions {
-    std::int64_t base_offset = 0;  // the broker assigns real offsets on append
+    std::int64_t base_offset = 0;                                     // the broker assigns real offsets on append
     std::size_t max_decompressed_size = kDefaultMaxDecompressedSize;  // whole set
 };
 
@@ -30,7 +30,7 @@ struct UpConvertOptions {
 Bytes up_convert(ByteSpan message_set, const UpConvertOptions& options = {});
 
 struct DownConvertOptions {
-    std::int8_t magic = 1;  // 0 for Fetch v0-v1, 1 for Fetch v2-v3
+    std::int8_t magic = 1;                                            // 0 for Fetch v0-v1, 1 for Fetch v2-v3
     std::size_t max_decompressed_size = kDefaultMaxDecompressedSize;  // per batch
 };
 

@@ -16,7 +16,7 @@
 
 namespace weir::records {
 
-inline constexpr std::size_t kLegacyLogOverhead = 12;  // offset + messageSize
+inline constexpr std::size_t kLegacyLogOverhead = 12;        // offset + messageSize
 inline constexpr std::int32_t kLegacyMinMessageSizeV0 = 14;  // crc, magic, attributes, two lengths
 inline constexpr std::int32_t kLegacyMinMessageSizeV1 = 22;  // + timestamp
 
@@ -55,7 +55,7 @@ std::vector<LegacyMessage> decode_message_set(ByteSpan data, const LegacyParseOp
 
 struct LegacyBuildOptions {
     std::int8_t magic = 1;
-    Compression compression = Compression::none;  // zstd is not allowed in v0/v1
+    Compression compression = Compression::none;                // zstd is not allowed in v0/v1
     TimestampType timestamp_type = TimestampType::create_time;  // v1 only
 };
 

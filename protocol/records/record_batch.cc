@@ -56,7 +56,8 @@ Record read_record(wire::Reader& r) {
     std::int32_t header_count = body.varint();
     if (header_count < 0) throw DecodeError("negative record header count");
     // Each header takes at least two bytes (two length varints).
-    if (static_cast<std::size_t>(header_count) > body.remaining() / 2) throw DecodeError("record header count exceeds record");
+    if (static_cast<std::size_t>(header_count) > body.remaining() / 2)
+        throw DecodeError("record header count exceeds record");
     rec.headers.reserve(static_cast<std::size_t>(header_count));
     for (std::int32_t i = 0; i < header_count; ++i) {
         RecordHeader h;
@@ -246,7 +247,6 @@ std::vector<ByteSpan> split_batches(ByteSpan data, bool allow_partial_tail) {
     return out;
 }
 
-
 std::vector<BatchHeader> validate_batches(ByteSpan data, const ValidateOptions& options) {
     std::vector<BatchHeader> out;
     while (!data.empty()) {
@@ -283,7 +283,6 @@ std::vector<BatchHeader> validate_produced_batches(std::span<std::uint8_t> data,
     }
     return out;
 }
-
 
 std::vector<Record> decode_records(ByteSpan batch, std::size_t max_decompressed_size) {
     BatchHeader h = parse_batch_header(batch);

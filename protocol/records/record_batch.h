@@ -21,8 +21,8 @@
 
 namespace weir::records {
 
-using wire::ByteSpan;
 using wire::Bytes;
+using wire::ByteSpan;
 
 inline constexpr std::size_t kBatchHeaderSize = 61;
 inline constexpr std::size_t kLogOverhead = 12;  // baseOffset + batchLength
@@ -92,7 +92,7 @@ bool crc_valid(ByteSpan batch);
 // In-place edits of a stored batch.
 void set_base_offset(std::span<std::uint8_t> batch, std::int64_t base_offset);
 void set_partition_leader_epoch(std::span<std::uint8_t> batch, std::int32_t epoch);  // outside the CRC
-void set_log_append_time(std::span<std::uint8_t> batch, std::int64_t timestamp_ms);   // recomputes the CRC
+void set_log_append_time(std::span<std::uint8_t> batch, std::int64_t timestamp_ms);  // recomputes the CRC
 // Kafka's DefaultRecordBatch.setMaxTimestamp: writes the timestamp-type bit and
 // maxTimestamp and recomputes the CRC, unless both already hold these values
 // (then the batch is left byte for byte as it was). Returns whether it wrote.

@@ -1,15 +1,14 @@
 // Codec round trips, inputs from independent encoders (gzip(1), lz4(1), zstd(1)
 // command-line tools; snappy-java's xerial framing built by hand from its
 // format), Kafka's magic-v0 LZ4 checksum quirk, truncation and bombs.
-#include <gtest/gtest.h>
+#include "protocol/records/compression.h"
 
+#include <gtest/gtest.h>
 #include <snappy.h>
 
 #include <random>
 #include <string>
 #include <string_view>
-
-#include "protocol/records/compression.h"
 
 namespace weir::records {
 namespace {
@@ -23,7 +22,8 @@ Bytes text_bytes(std::string_view s) { return Bytes(s.begin(), s.end()); }
 Bytes mixed_data(std::size_t n, unsigned seed) {
     std::mt19937 rng(seed);
     Bytes b(n);
-    for (std::size_t i = 0; i < n; ++i) b[i] = (i / 64) % 3 == 0 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(i % 17);
+    for (std::size_t i = 0; i < n; ++i)
+        b[i] = (i / 64) % 3 == 0 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(i % 17);
     return b;
 }
 
@@ -60,7 +60,6 @@ TEST_P(CodecTest, BombIsBounded) {
     EXPECT_EQ(decompress(GetParam(), packed, {.max_output = zeros.size()}).size(), zeros.size());
 }
 
-
 INSTANTIATE_TEST_SUITE_P(AllCodecs, CodecTest,
                          ::testing::Values(Compression::gzip, Compression::snappy, Compression::lz4, Compression::zstd),
                          [](const auto& p) { return std::string(compression_name(p.param)); });
@@ -83,10 +82,9 @@ TEST(Compression, NoneAndUnknownCodecs) {
 
 // `gzip -c -n ref.txt` (GNU gzip 1.12, its own deflate, not zlib).
 TEST(Compression, GzipFromGnuGzip) {
-    const Bytes packed = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xcb, 0x48, 0xcd, 0xc9,
-                          0xc9, 0x57, 0xc8, 0x4e, 0x4c, 0xcb, 0x4e, 0xd4, 0x51, 0xc8, 0x00, 0x73, 0xca, 0x53,
-                          0x33, 0x8b, 0x60, 0x6c, 0x0c, 0x09, 0x45, 0x00, 0x1e, 0x8e, 0x99, 0xf4, 0x31, 0x00,
-                          0x00, 0x00};
+    const Bytes packed = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9,
+                          0x57, 0xc8, 0x4e, 0x4c, 0xcb, 0x4e, 0xd4, 0x51, 0xc8, 0x00, 0x73, 0xca, 0x53, 0x33, 0x8b,
+                          0x60, 0x6c, 0x0c, 0x09, 0x45, 0x00, 0x1e, 0x8e, 0x99, 0xf4, 0x31, 0x00, 0x00, 0x00};
     EXPECT_EQ(decompress(Compression::gzip, packed), text_bytes(kRefText));
 }
 

@@ -154,14 +154,18 @@ Msg decode_consumer_protocol(const Bytes& data, std::int16_t expected_version) {
 
 const std::set<std::string>& checked_fixtures() {
     static const std::set<std::string> names = {
-        "librdkafka-01-ApiVersions-v3.bin", "librdkafka-02-ApiVersions-v0.bin",   "librdkafka-03-Metadata-v4.bin",
-        "librdkafka-04-Produce-v7.bin",     "librdkafka-05-ListOffsets-v2.bin",   "librdkafka-06-Fetch-v11.bin",
-        "librdkafka-07-FindCoordinator-v2.bin", "librdkafka-08-JoinGroup-v5.bin", "librdkafka-09-SyncGroup-v3.bin",
-        "librdkafka-10-Heartbeat-v3.bin",   "librdkafka-11-OffsetFetch-v5.bin",   "librdkafka-12-OffsetCommit-v7.bin",
-        "librdkafka-13-LeaveGroup-v1.bin",  "kafkajs-01-ApiVersions-v2.bin",      "kafkajs-02-Metadata-v6.bin",
-        "kafkajs-03-Produce-v7.bin",        "kafkajs-04-FindCoordinator-v2.bin",  "kafkajs-05-JoinGroup-v5.bin",
-        "kafkajs-06-SyncGroup-v3.bin",      "kafkajs-07-OffsetFetch-v4.bin",      "kafkajs-08-ListOffsets-v3.bin",
-        "kafkajs-09-Fetch-v11.bin",         "kafkajs-10-Heartbeat-v3.bin",        "kafkajs-11-OffsetCommit-v5.bin",
+        "librdkafka-01-ApiVersions-v3.bin",     "librdkafka-02-ApiVersions-v0.bin",
+        "librdkafka-03-Metadata-v4.bin",        "librdkafka-04-Produce-v7.bin",
+        "librdkafka-05-ListOffsets-v2.bin",     "librdkafka-06-Fetch-v11.bin",
+        "librdkafka-07-FindCoordinator-v2.bin", "librdkafka-08-JoinGroup-v5.bin",
+        "librdkafka-09-SyncGroup-v3.bin",       "librdkafka-10-Heartbeat-v3.bin",
+        "librdkafka-11-OffsetFetch-v5.bin",     "librdkafka-12-OffsetCommit-v7.bin",
+        "librdkafka-13-LeaveGroup-v1.bin",      "kafkajs-01-ApiVersions-v2.bin",
+        "kafkajs-02-Metadata-v6.bin",           "kafkajs-03-Produce-v7.bin",
+        "kafkajs-04-FindCoordinator-v2.bin",    "kafkajs-05-JoinGroup-v5.bin",
+        "kafkajs-06-SyncGroup-v3.bin",          "kafkajs-07-OffsetFetch-v4.bin",
+        "kafkajs-08-ListOffsets-v3.bin",        "kafkajs-09-Fetch-v11.bin",
+        "kafkajs-10-Heartbeat-v3.bin",          "kafkajs-11-OffsetCommit-v5.bin",
         "kafkajs-12-LeaveGroup-v1.bin",
     };
     return names;
@@ -571,7 +575,7 @@ TEST(GoldenRequests, KafkajsOffsetCommitV5) {
     EXPECT_EQ(m.generation_id_or_member_epoch, 2);
     EXPECT_EQ(m.member_id, "0x7f1cdc002700");
     EXPECT_EQ(m.group_instance_id, std::nullopt);  // v7+
-    EXPECT_EQ(m.retention_time_ms, -1);           // v2..v4 only
+    EXPECT_EQ(m.retention_time_ms, -1);            // v2..v4 only
     ASSERT_EQ(m.topics.size(), 1u);
     EXPECT_EQ(m.topics[0].name, "golden");
     ASSERT_EQ(m.topics[0].partitions.size(), 1u);

@@ -106,7 +106,8 @@ const std::string_view k_v0_lz4 =
 
 Bytes hex(std::string_view h) {
     Bytes out;
-    for (std::size_t i = 0; i + 1 < h.size(); i += 2) out.push_back(static_cast<std::uint8_t>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16)));
+    for (std::size_t i = 0; i + 1 < h.size(); i += 2)
+        out.push_back(static_cast<std::uint8_t>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16)));
     return out;
 }
 

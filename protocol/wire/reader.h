@@ -163,9 +163,12 @@ private:
     }
     template <typename T>
     static T byteswap(T v) {
-        if constexpr (sizeof(T) == 2) return static_cast<T>(__builtin_bswap16(v));
-        else if constexpr (sizeof(T) == 4) return static_cast<T>(__builtin_bswap32(v));
-        else return static_cast<T>(__builtin_bswap64(v));
+        if constexpr (sizeof(T) == 2)
+            return static_cast<T>(__builtin_bswap16(v));
+        else if constexpr (sizeof(T) == 4)
+            return static_cast<T>(__builtin_bswap32(v));
+        else
+            return static_cast<T>(__builtin_bswap64(v));
     }
 
     ByteSpan data_;

@@ -25,9 +25,7 @@ public:
     [[nodiscard]] std::size_t size() const { return view_.size(); }
     [[nodiscard]] bool empty() const { return view_.empty(); }
 
-    friend bool operator==(const RecordsData& a, const RecordsData& b) {
-        return std::ranges::equal(a.view_, b.view_);
-    }
+    friend bool operator==(const RecordsData& a, const RecordsData& b) { return std::ranges::equal(a.view_, b.view_); }
 
 private:
     ByteSpan view_;

@@ -55,12 +55,16 @@ public:
 
     // Length prefix for bytes/arrays (-1 = null).
     void length(bool compact, std::int64_t n) {
-        if (compact) unsigned_varint(static_cast<std::uint32_t>(n + 1));
-        else int32(static_cast<std::int32_t>(n));
+        if (compact)
+            unsigned_varint(static_cast<std::uint32_t>(n + 1));
+        else
+            int32(static_cast<std::int32_t>(n));
     }
     void string_length(bool compact, std::int64_t n) {
-        if (compact) unsigned_varint(static_cast<std::uint32_t>(n + 1));
-        else int16(static_cast<std::int16_t>(n));
+        if (compact)
+            unsigned_varint(static_cast<std::uint32_t>(n + 1));
+        else
+            int16(static_cast<std::int16_t>(n));
     }
 
     void string(bool compact, std::string_view s) {
@@ -68,16 +72,20 @@ public:
         raw({reinterpret_cast<const std::uint8_t*>(s.data()), s.size()});
     }
     void nullable_string(bool compact, const std::optional<std::string>& s) {
-        if (!s) string_length(compact, -1);
-        else string(compact, *s);
+        if (!s)
+            string_length(compact, -1);
+        else
+            string(compact, *s);
     }
     void bytes(bool compact, std::span<const std::uint8_t> b) {
         length(compact, static_cast<std::int64_t>(b.size()));
         raw(b);
     }
     void nullable_bytes(bool compact, const std::optional<Bytes>& b) {
-        if (!b) length(compact, -1);
-        else bytes(compact, *b);
+        if (!b)
+            length(compact, -1);
+        else
+            bytes(compact, *b);
     }
 
     // Reserve a fixed-width slot now and fill it later (sizes, CRCs).
@@ -99,9 +107,12 @@ private:
     template <typename T>
     void fixed(T v) {
         if constexpr (std::endian::native == std::endian::little && sizeof(T) > 1) {
-            if constexpr (sizeof(T) == 2) v = static_cast<T>(__builtin_bswap16(v));
-            else if constexpr (sizeof(T) == 4) v = static_cast<T>(__builtin_bswap32(v));
-            else v = static_cast<T>(__builtin_bswap64(v));
+            if constexpr (sizeof(T) == 2)
+                v = static_cast<T>(__builtin_bswap16(v));
+            else if constexpr (sizeof(T) == 4)
+                v = static_cast<T>(__builtin_bswap32(v));
+            else
+                v = static_cast<T>(__builtin_bswap64(v));
         }
         std::uint8_t b[sizeof(T)];
         std::memcpy(b, &v, sizeof(T));
@@ -115,12 +126,18 @@ private:
 namespace size_of {
 constexpr std::size_t unsigned_varint(std::uint32_t v) {
     std::size_t n = 1;
-    while (v >= 0x80) { v >>= 7; ++n; }
+    while (v >= 0x80) {
+        v >>= 7;
+        ++n;
+    }
     return n;
 }
 constexpr std::size_t unsigned_varlong(std::uint64_t v) {
     std::size_t n = 1;
-    while (v >= 0x80) { v >>= 7; ++n; }
+    while (v >= 0x80) {
+        v >>= 7;
+        ++n;
+    }
     return n;
 }
 constexpr std::size_t varint(std::int32_t v) {
@@ -135,7 +152,9 @@ constexpr std::size_t length(bool compact, std::int64_t n) {
 constexpr std::size_t string_length(bool compact, std::int64_t n) {
     return compact ? unsigned_varint(static_cast<std::uint32_t>(n + 1)) : 2;
 }
-inline std::size_t string(bool compact, std::string_view s) { return string_length(compact, static_cast<std::int64_t>(s.size())) + s.size(); }
+inline std::size_t string(bool compact, std::string_view s) {
+    return string_length(compact, static_cast<std::int64_t>(s.size())) + s.size();
+}
 inline std::size_t nullable_string(bool compact, const std::optional<std::string>& s) {
     return s ? string(compact, *s) : string_length(compact, -1);
 }

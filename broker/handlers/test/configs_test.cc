@@ -12,7 +12,8 @@ using DescribeRequest = msg::DescribeConfigsRequest;
 using DescribeResult = msg::DescribeConfigsResponse::DescribeConfigsResult;
 using DescribeEntry = msg::DescribeConfigsResponse::DescribeConfigsResourceResult;
 
-DescribeRequest describe(std::int8_t type, std::string name, std::optional<std::vector<std::string>> keys = std::nullopt) {
+DescribeRequest describe(std::int8_t type, std::string name,
+                         std::optional<std::vector<std::string>> keys = std::nullopt) {
     DescribeRequest r;
     r.resources.push_back({type, std::move(name), std::move(keys), {}});
     return r;
@@ -69,7 +70,8 @@ TEST_F(DescribeConfigsHandlerTest, TopicSynonymsFromV1) {
 
 TEST_F(DescribeConfigsHandlerTest, ConfigurationKeysFilter) {
     create_topic("t");
-    auto some = call(describe(kTopic, "t", std::vector<std::string>{"retention.ms", "no.such.key", "cleanup.policy"}), 2);
+    auto some =
+        call(describe(kTopic, "t", std::vector<std::string>{"retention.ms", "no.such.key", "cleanup.policy"}), 2);
     ASSERT_EQ(some.results[0].configs.size(), 2u);
     auto all = call(describe(kTopic, "t", std::vector<std::string>{}), 2);
     EXPECT_GT(all.results[0].configs.size(), 10u);
@@ -146,7 +148,8 @@ TEST_F(DescribeConfigsHandlerTest, BrokerLogger) {
 
 using AlterRequest = msg::AlterConfigsRequest;
 
-AlterRequest alter(std::int8_t type, std::string name, std::vector<std::pair<std::string, std::optional<std::string>>> configs,
+AlterRequest alter(std::int8_t type, std::string name,
+                   std::vector<std::pair<std::string, std::optional<std::string>>> configs,
                    bool validate_only = false) {
     AlterRequest r;
     r.validate_only = validate_only;
@@ -213,8 +216,11 @@ TEST_F(AlterConfigsHandlerTest, BrokerConfigsAreStatic) {
 // come twice; Kafka's legacy AlterConfigs keeps the last value.
 TEST_F(AlterConfigsHandlerTest, RepeatedKeyLastValueWins) {
     create_topic("t");
-    auto r = call(alter(kTopic, "t", {{"retention.ms", "1000"}, {"message.format.version", "3.0-IV1"},
-                                      {"retention.ms", "2000"}, {"message.format.version", "0.10.0.0"}}),
+    auto r = call(alter(kTopic, "t",
+                        {{"retention.ms", "1000"},
+                         {"message.format.version", "3.0-IV1"},
+                         {"retention.ms", "2000"},
+                         {"message.format.version", "0.10.0.0"}}),
                   0);
     EXPECT_EQ(r.responses[0].error_code, 0);
     EXPECT_EQ(store_->topic("t")->configs.at("retention.ms"), "2000");
@@ -244,7 +250,8 @@ struct Change {
     std::optional<std::string> value;
 };
 
-IncrementalRequest incremental(std::int8_t type, std::string name, std::vector<Change> changes, bool validate_only = false) {
+IncrementalRequest incremental(std::int8_t type, std::string name, std::vector<Change> changes,
+                               bool validate_only = false) {
     IncrementalRequest r;
     r.validate_only = validate_only;
     auto& res = r.resources.emplace_back();
@@ -260,7 +267,8 @@ class IncrementalAlterConfigsHandlerTest : public HandlerTest {};
 
 TEST_F(IncrementalAlterConfigsHandlerTest, SetAndDeleteKeepOtherOverrides) {
     create_topic("t", 1, {{"segment.ms", "5000"}, {"retention.bytes", "100"}});
-    auto r = call(incremental(kTopic, "t", {{"retention.ms", kSet, "1000"}, {"retention.bytes", kDelete, std::nullopt}}), 0);
+    auto r =
+        call(incremental(kTopic, "t", {{"retention.ms", kSet, "1000"}, {"retention.bytes", kDelete, std::nullopt}}), 0);
     EXPECT_EQ(r.responses[0].error_code, 0);
     EXPECT_EQ(r.responses[0].error_message, std::nullopt);
     auto configs = store_->topic("t")->configs;
@@ -308,9 +316,11 @@ TEST_F(IncrementalAlterConfigsHandlerTest, BrokerResources) {
     auto set = call(incremental(kBroker, id, {{"log.dirs", kSet, "/x"}}), 1);
     EXPECT_EQ(set.responses[0].error_code, to_int(ErrorCode::invalid_request));
     EXPECT_EQ(set.responses[0].error_message, "Cannot update these configs dynamically: Set(log.dirs)");
-    EXPECT_EQ(call(incremental(kBroker, id, {{"log.retention.ms", kDelete, std::nullopt}}), 1).responses[0].error_code, 0);
+    EXPECT_EQ(call(incremental(kBroker, id, {{"log.retention.ms", kDelete, std::nullopt}}), 1).responses[0].error_code,
+              0);
     EXPECT_EQ(call(incremental(kBroker, "", {}), 0).responses[0].error_code, 0);
-    EXPECT_EQ(call(incremental(kBroker, "x", {}), 0).responses[0].error_message, "Node id must be an integer, but it is: x");
+    EXPECT_EQ(call(incremental(kBroker, "x", {}), 0).responses[0].error_message,
+              "Node id must be an integer, but it is: x");
 }
 
 TEST_F(IncrementalAlterConfigsHandlerTest, BrokerLoggerLevels) {
@@ -471,13 +481,15 @@ TEST_F(DynamicBrokerConfigsTest, DescribeShowsPerBrokerOverDefaultOverStatic) {
 TEST_F(DynamicBrokerConfigsTest, IncrementalDeleteFallsBackToTheDefault) {
     create_topic("t");
     ASSERT_EQ(call(incremental(kBroker, "", {{"log.retention.ms", kSet, "2000"}}), 1).responses[0].error_code, 0);
-    ASSERT_EQ(call(incremental(kBroker, id, {{"log.retention.ms", kSet, "1000"}, {"log.retention.bytes", kSet, "77"}}), 1)
-                  .responses[0]
-                  .error_code,
-              0);
+    ASSERT_EQ(
+        call(incremental(kBroker, id, {{"log.retention.ms", kSet, "1000"}, {"log.retention.bytes", kSet, "77"}}), 1)
+            .responses[0]
+            .error_code,
+        0);
     EXPECT_EQ(log("t", 0)->config().retention_ms, 1000);
 
-    ASSERT_EQ(call(incremental(kBroker, id, {{"log.retention.ms", kDelete, std::nullopt}}), 1).responses[0].error_code, 0);
+    ASSERT_EQ(call(incremental(kBroker, id, {{"log.retention.ms", kDelete, std::nullopt}}), 1).responses[0].error_code,
+              0);
     EXPECT_EQ(stored().broker, (config::ConfigMap{{"log.retention.bytes", "77"}}));  // the rest is kept
     const auto described = describe_broker(id, {"log.retention.ms"});
     const auto* ms = entry(described, "log.retention.ms");
@@ -489,9 +501,11 @@ TEST_F(DynamicBrokerConfigsTest, IncrementalDeleteFallsBackToTheDefault) {
 }
 
 TEST_F(DynamicBrokerConfigsTest, IncrementalAppendAndSubtractStartFromTheStoredSet) {
-    ASSERT_EQ(call(incremental(kBroker, "", {{"log.cleanup.policy", kAppend, "compact"}}), 1).responses[0].error_code, 0);
+    ASSERT_EQ(call(incremental(kBroker, "", {{"log.cleanup.policy", kAppend, "compact"}}), 1).responses[0].error_code,
+              0);
     EXPECT_EQ(stored().cluster_default.at("log.cleanup.policy"), "delete,compact");
-    ASSERT_EQ(call(incremental(kBroker, "", {{"log.cleanup.policy", kSubtract, "delete"}}), 1).responses[0].error_code, 0);
+    ASSERT_EQ(call(incremental(kBroker, "", {{"log.cleanup.policy", kSubtract, "delete"}}), 1).responses[0].error_code,
+              0);
     EXPECT_EQ(stored().cluster_default.at("log.cleanup.policy"), "compact");
 }
 

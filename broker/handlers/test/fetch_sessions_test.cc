@@ -185,10 +185,10 @@ TEST(FetchSessionTest, RecordResponseSendsOnlyNews) {
     FetchSession s(1, false, false, TimePoint{});
     SessionPartitionKey k{"t", {}, 0};
     s.upsert(CachedPartition{k});
-    EXPECT_TRUE(s.record_response(k, outcome(10)));   // new: never told
-    EXPECT_FALSE(s.record_response(k, outcome(10)));  // nothing changed
+    EXPECT_TRUE(s.record_response(k, outcome(10)));        // new: never told
+    EXPECT_FALSE(s.record_response(k, outcome(10)));       // nothing changed
     EXPECT_TRUE(s.record_response(k, outcome(10, true)));  // records
-    EXPECT_TRUE(s.record_response(k, outcome(11)));   // high watermark moved
+    EXPECT_TRUE(s.record_response(k, outcome(11)));        // high watermark moved
     auto lso = outcome(11);
     lso.last_stable_offset = 11;
     EXPECT_TRUE(s.record_response(k, lso));
@@ -199,7 +199,7 @@ TEST(FetchSessionTest, RecordResponseSendsOnlyNews) {
     auto after = outcome(11);
     after.last_stable_offset = 11;
     after.log_start_offset = 4;
-    EXPECT_TRUE(s.record_response(k, after));  // error cleared: sent again
+    EXPECT_TRUE(s.record_response(k, after));                                      // error cleared: sent again
     EXPECT_FALSE(s.record_response(SessionPartitionKey{"t", {}, 9}, outcome(1)));  // not in the session
 }
 
@@ -255,8 +255,10 @@ protected:
 
     void forget(Request& r, std::int16_t version, std::vector<std::int32_t> partitions) {
         auto& f = r.forgotten_topics_data.emplace_back();
-        if (version >= 13) f.topic_id = topic_id("t");
-        else f.topic = "t";
+        if (version >= 13)
+            f.topic_id = topic_id("t");
+        else
+            f.topic = "t";
         f.partitions = std::move(partitions);
     }
 
@@ -302,8 +304,10 @@ TEST_F(FetchSessionHandlerTest, SessionlessFetchUnchanged) {
         EXPECT_EQ(a[0].high_watermark, 3);
         EXPECT_EQ(a[1].bytes, 0u);
         EXPECT_EQ(a[1].high_watermark, 0);
-        if (v >= 13) EXPECT_EQ(r.responses[0].topic_id, topic_id("t"));
-        else EXPECT_EQ(r.responses[0].topic, "t");
+        if (v >= 13)
+            EXPECT_EQ(r.responses[0].topic_id, topic_id("t"));
+        else
+            EXPECT_EQ(r.responses[0].topic, "t");
     }
     EXPECT_EQ(context_->fetch_sessions.size(), 0u);
 }

@@ -119,7 +119,8 @@ protected:
     }
 
     // Appends a batch of `count` records to a partition; returns its base offset.
-    std::int64_t produce(const std::string& topic, std::int32_t partition, int count, std::int64_t base_timestamp = 1000) {
+    std::int64_t produce(const std::string& topic, std::int32_t partition, int count,
+                         std::int64_t base_timestamp = 1000) {
         partitions::ProduceLimits limits;
         limits.produce_version = 9;
         auto batch = make_batch(count, base_timestamp);

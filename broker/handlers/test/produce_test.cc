@@ -52,8 +52,8 @@ TEST_F(ProduceHandlerTest, CompactedTopicRefusesRecordsWithoutKey) {
     EXPECT_EQ(p.record_errors[0].batch_index_error_message, why);
     EXPECT_EQ(p.error_message,
               "One or more records have been rejected due to 2 record errors in total, and only showing the first "
-              "three errors at most: [RecordError(batchIndex=1, message='" + why +
-                  "'), RecordError(batchIndex=3, message='" + why + "')]");
+              "three errors at most: [RecordError(batchIndex=1, message='" +
+                  why + "'), RecordError(batchIndex=3, message='" + why + "')]");
     EXPECT_EQ(log("compacted", 0)->log_end_offset(), 0);
 }
 

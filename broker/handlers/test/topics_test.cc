@@ -26,8 +26,8 @@ CreateRequest create_request(std::vector<CreatableTopic> topics, bool validate_o
     return r;
 }
 
-const msg::CreateTopicsResponse::CreatableTopicConfigs* config_of(const msg::CreateTopicsResponse::CreatableTopicResult& r,
-                                                                 std::string_view name) {
+const msg::CreateTopicsResponse::CreatableTopicConfigs* config_of(
+    const msg::CreateTopicsResponse::CreatableTopicResult& r, std::string_view name) {
     if (!r.configs) return nullptr;
     for (const auto& c : *r.configs)
         if (c.name == name) return &c;
@@ -72,7 +72,7 @@ TEST_F(CreateTopicsHandlerTest, V5AnswersPartitionsReplicationAndConfigs) {
     ASSERT_NE(cleanup, nullptr);
     EXPECT_EQ(cleanup->value, "delete");
     EXPECT_EQ(cleanup->config_source, 5);  // DEFAULT_CONFIG
-    EXPECT_EQ(t.topic_id, Uuid{});   // v7+
+    EXPECT_EQ(t.topic_id, Uuid{});         // v7+
     EXPECT_EQ(store_->topic("cfg")->configs.at("retention.ms"), "1000");
 }
 
@@ -93,7 +93,8 @@ TEST_F(CreateTopicsHandlerTest, AlreadyExists) {
     EXPECT_EQ(t.replication_factor, -1);
     ASSERT_TRUE(t.configs.has_value());
     EXPECT_TRUE(t.configs->empty());
-    EXPECT_EQ(call(create_request({creatable("dup")}), 0).topics[0].error_code, to_int(ErrorCode::topic_already_exists));
+    EXPECT_EQ(call(create_request({creatable("dup")}), 0).topics[0].error_code,
+              to_int(ErrorCode::topic_already_exists));
 }
 
 TEST_F(CreateTopicsHandlerTest, InvalidConfigs) {
@@ -287,7 +288,8 @@ TEST_F(CreatePartitionsHandlerTest, CountMustGrow) {
     create_topic("g", 2);
     auto fewer = call(grow("g", 1), 1);
     EXPECT_EQ(fewer.results[0].error_code, to_int(ErrorCode::invalid_partitions));
-    EXPECT_EQ(fewer.results[0].error_message, "Topic currently has 2 partitions, which is higher than the requested 1.");
+    EXPECT_EQ(fewer.results[0].error_message,
+              "Topic currently has 2 partitions, which is higher than the requested 1.");
     auto same = call(grow("g", 2), 2);
     EXPECT_EQ(same.results[0].error_code, to_int(ErrorCode::invalid_partitions));
     EXPECT_EQ(same.results[0].error_message, "Topic already has 2 partitions.");

@@ -17,7 +17,7 @@ TEST(OffsetIndex, LookupFindsLargestEntryAtOrBelowTarget) {
     index.append(120, 4100);
     index.append(135, 8300);
     EXPECT_EQ(index.entries(), 3u);
-    EXPECT_EQ(index.lookup(99), (OffsetPosition{100, 0}));   // before the first entry
+    EXPECT_EQ(index.lookup(99), (OffsetPosition{100, 0}));  // before the first entry
     EXPECT_EQ(index.lookup(109), (OffsetPosition{100, 0}));
     EXPECT_EQ(index.lookup(110), (OffsetPosition{110, 0}));  // exact
     EXPECT_EQ(index.lookup(119), (OffsetPosition{110, 0}));  // sparse: between entries

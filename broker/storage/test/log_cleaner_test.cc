@@ -225,7 +225,8 @@ struct FilterFixture : ::testing::Test {
 };
 
 TEST_F(FilterFixture, KeepsTheLatestOfEachKeyWithOffsetsAndCodec) {
-    for (auto codec : {Compression::none, Compression::gzip, Compression::snappy, Compression::lz4, Compression::zstd}) {
+    for (auto codec :
+         {Compression::none, Compression::gzip, Compression::snappy, Compression::lz4, Compression::zstd}) {
         map.clear();
         auto batch = at(keyed_batch({{"a", "1"}, {"b", "2"}, {"a", "3"}, {"c", "4"}}, 2000, codec), 100);
         map.put(bytes("a"), 102);
@@ -359,7 +360,9 @@ struct Cleaner : ::testing::Test {
         EXPECT_FALSE(cleaner.busy());
         return true;
     }
-    std::shared_ptr<PartitionLog> shared(LogConfig config = compacted()) { return std::shared_ptr<PartitionLog>(open(config)); }
+    std::shared_ptr<PartitionLog> shared(LogConfig config = compacted()) {
+        return std::shared_ptr<PartitionLog>(open(config));
+    }
     LogCleanerManager manager(std::size_t step_bytes = 256 * 1024) {
         CleanerOptions o;
         o.step_bytes = step_bytes;
@@ -405,7 +408,8 @@ TEST_F(Cleaner, KeepsTheLatestRecordOfEachKeyAndLeavesTheActiveSegment) {
 
 TEST_F(Cleaner, ConsumersReadAcrossGaps) {
     auto log = shared();
-    for (int i = 0; i < 40; ++i) put(*log, {{i % 10 == 5 ? "keep-" + std::to_string(i) : "dup", "v" + std::to_string(i)}});
+    for (int i = 0; i < 40; ++i)
+        put(*log, {{i % 10 == 5 ? "keep-" + std::to_string(i) : "dup", "v" + std::to_string(i)}});
     auto cleaner = manager();
     ASSERT_TRUE(clean(cleaner, log));
     auto active_base = log->segment_base_offsets().back();
@@ -611,8 +615,10 @@ struct SwapCrash : Cleaner {
         }
         for (std::size_t i = 0; i < batches.size(); ++i) {
             auto f = filter_batch(batches[i], filter, i + 1 == batches.size());
-            if (f.outcome == FilteredBatch::Outcome::unchanged) out.append(batches[i]);
-            else if (f.outcome != FilteredBatch::Outcome::removed) out.append(f.bytes);
+            if (f.outcome == FilteredBatch::Outcome::unchanged)
+                out.append(batches[i]);
+            else if (f.outcome != FilteredBatch::Outcome::removed)
+                out.append(f.bytes);
         }
         out.finish(std::nullopt);
         if (swapped) out.mark_swap();
@@ -634,7 +640,9 @@ struct SwapCrash : Cleaner {
             std::filesystem::rename(p.string() + ".keep", p);
         }
     }
-    std::unique_ptr<PartitionLog> reopen() { return open(compacted(), LoadOptions{.clean_shutdown = false, .recovery_point = 0}); }
+    std::unique_ptr<PartitionLog> reopen() {
+        return open(compacted(), LoadOptions{.clean_shutdown = false, .recovery_point = 0});
+    }
 };
 
 TEST_F(SwapCrash, BeforeTheSwapTheOldSegmentsStand) {

@@ -1,8 +1,9 @@
+#include "broker/storage/log_manager.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include "broker/storage/checkpoint_file.h"
-#include "broker/storage/log_manager.h"
 #include "broker/storage/test/storage_test_util.h"
 
 namespace weir::storage {

@@ -1,6 +1,7 @@
+#include "broker/storage/partition_log.h"
+
 #include <gtest/gtest.h>
 
-#include "broker/storage/partition_log.h"
 #include "broker/storage/test/storage_test_util.h"
 
 namespace weir::storage {
@@ -175,7 +176,8 @@ TEST_F(Fixture, OffsetForTimestampInsideCompressedBatches) {
         auto base = log->log_end_offset();
         auto batch = test::make_batch(10, 50, 100'000 + base * 10, codec);
         log->append(batch);
-        EXPECT_EQ(log->offset_for_timestamp(100'000 + base * 10 + 7), (FoundRecord{base + 7, 100'000 + base * 10 + 7, 0}))
+        EXPECT_EQ(log->offset_for_timestamp(100'000 + base * 10 + 7),
+                  (FoundRecord{base + 7, 100'000 + base * 10 + 7, 0}))
             << static_cast<int>(codec);
     }
     EXPECT_EQ(log->max_timestamp(), (FoundRecord{39, 100'000 + 300 + 9, 0}));

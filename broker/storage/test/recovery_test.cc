@@ -145,7 +145,7 @@ TEST_F(Recovery, CorruptionBeforeRecoveryPointDeletesLaterSegments) {
     }
     ASSERT_GT(bases.size(), 3u);
     test::flip_byte(file(bases[1], kLogSuffix), 80);  // first batch of the second segment
-    auto log = open(load(false, 0), config(1500));     // no checkpoint: everything is scanned
+    auto log = open(load(false, 0), config(1500));    // no checkpoint: everything is scanned
     EXPECT_EQ(log->log_end_offset(), bases[1]);
     EXPECT_EQ(log->segment_count(), 2u);
     EXPECT_FALSE(std::filesystem::exists(file(bases[2], kLogSuffix)));

@@ -1,7 +1,8 @@
+#include "broker/storage/segment.h"
+
 #include <gtest/gtest.h>
 
 #include "broker/storage/log_names.h"
-#include "broker/storage/segment.h"
 #include "broker/storage/test/storage_test_util.h"
 
 namespace weir::storage {
@@ -130,8 +131,7 @@ TEST(Segment, RecoverRebuildsSameIndexes) {
         fill(segment, 0, 40, 3);
         for (std::size_t i = 0; i < segment.offset_index().entries(); ++i)
             offsets.push_back(segment.offset_index().entry(i));
-        for (std::size_t i = 0; i < segment.time_index().entries(); ++i)
-            times.push_back(segment.time_index().entry(i));
+        for (std::size_t i = 0; i < segment.time_index().entries(); ++i) times.push_back(segment.time_index().entry(i));
         segment.release();
     }
     std::filesystem::remove(dir.path() / "00000000000000000000.index");

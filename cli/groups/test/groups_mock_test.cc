@@ -4,10 +4,9 @@
 // MockClusterAdmin answers describe_group (as "unsupported", or with a scripted group), list_groups
 // and delete_group itself; offsets, log offsets, metadata and commits go through the real client.
 // The full set, against a real broker, is in groups_broker_test.cc.
+#include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <map>

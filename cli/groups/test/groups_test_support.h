@@ -2,9 +2,8 @@
 
 // Helpers for the `weir groups` end-to-end tests: plain librdkafka clients that set up
 // known state independently of the code under test.
-#include <librdkafka/rdkafka.h>
-
 #include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
 
 #include <algorithm>
 #include <cstdint>

@@ -3,10 +3,9 @@
 // waits for a controller the mock never names). So MockClusterAdmin answers describe_configs itself,
 // listing and describing go through KafkaTopicAdmin, and the other calls are checked to fail within
 // their bound. Against a real broker: compat-tests/0016_topics_cli_test.cc.
+#include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
-
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>

@@ -37,7 +37,8 @@ protected:
     }
 
     explicit GroupManagerTest(GroupConfig config = default_config())
-        : mgr_(config, [this](std::string_view prefix) { return std::string(prefix) + "-" + std::to_string(++ids_); }) {}
+        : mgr_(config, [this](std::string_view prefix) { return std::string(prefix) + "-" + std::to_string(++ids_); }) {
+    }
 
     JoinRequest join_request(std::string member_id = "", std::optional<std::string> instance = std::nullopt,
                              std::vector<Protocol> protocols = {}) {

@@ -122,7 +122,7 @@ TEST_F(GroupManagerTest, MembersGetTheLeadersAssignment) {
     ASSERT_EQ(join_result(ja).leader, a);
     auto gen = join_result(jb).generation_id;
     auto sb = sync(b, gen);
-    EXPECT_FALSE(answered(sb));  // followers wait for the leader
+    EXPECT_FALSE(answered(sb));                                  // followers wait for the leader
     auto sa = sync(a, gen, {{a, bytes("A")}, {b, bytes("B")}});  // c left out
     auto sc = sync(c, gen);
     EXPECT_EQ(sync_result(sa).assignment, bytes("A"));

@@ -1,10 +1,10 @@
 #pragma once
-// A broker's parts (temp log dir, embedded metadata store, logs, partitions)
-// wired as broker/server/broker.cc does, with a CoordinatorService on top.
-// send() runs one request through the service as the dispatcher would:
-// encoded and decoded at the version on the way in and out.
+// A BrokerCore over a temp log dir (as the weir binary builds it) with a
+// CoordinatorService on top.
+// send() runs one request through the service (find_coordinator() through its
+// handler) as the dispatcher would: encoded and decoded at the version on the
+// way in and out.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -14,35 +14,17 @@
 #include <optional>
 #include <string>
 
+#include "broker/common/temp_dir.h"
 #include "broker/config/topic_config.h"
-#include "broker/metadata/embedded_metadata_store.h"
+#include "broker/handlers/handlers.h"
 #include "broker/metadata/open_store.h"
 #include "broker/metadata/test/run_task.h"
 #include "broker/partitions/replica_manager.h"
-#include "broker/partitions/test/local_replicas.h"
+#include "broker/server/broker_core.h"
 #include "coordinator/service/coordinator_service.h"
 #include "protocol/wire/writer.h"
 
 namespace weir::coordinator::test {
-
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::string tmpl = "/tmp/weir-coordinator-XXXXXX";
-        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    ScratchDir(const ScratchDir&) = delete;
-    ScratchDir& operator=(const ScratchDir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 class ServiceTest : public ::testing::Test {
 protected:
@@ -63,30 +45,10 @@ protected:
 
     // Opens storage and metadata (again, after shutdown(): a broker restart).
     void boot(CoordinatorService::Options options = {}) {
-        store_ = std::make_unique<metadata::EmbeddedMetadataStore>(
-            metadata::EmbeddedMetadataStore::Options{dir_.path() / "meta", metadata::local_broker_info(config_)});
-        auto lookup = [this](const std::string& topic) {
-            auto info = store_->topic(topic);
-            auto t = config::resolve_topic_config(config_, info ? info->configs : config::ConfigMap{});
-            partitions::LogConfig c;
-            c.segment_bytes = t.segment_bytes;
-            c.retention_ms = -1;
-            return c;
-        };
-        local_ = std::make_unique<partitions::test::LocalReplicas>(io_.get_executor(), config_.log_dirs, lookup,
-                                                                   config_.broker_id);
-        partitions_ = &local_->replicas();
-        context_ = std::make_unique<handlers::BrokerContext>(
-            handlers::BrokerContext{config_, *store_, *partitions_, io_.get_executor()});
-        auto assign = [this](const metadata::TopicInfo& topic) {
-            for (const auto& p : topic.partitions)
-                partitions_->apply({topic.name, p.partition}, {p.leader, p.leader_epoch, p.replicas, p.isr});
-        };
-        store_->add_listener([this, assign](const metadata::MetadataChange& change) {
-            if (change.after) assign(*change.after);
-            if (change.kind == metadata::MetadataChange::Kind::topic_deleted) partitions_->remove_topic(change.topic);
-        });
-        for (const auto& t : store_->topics()) assign(*t);
+        core_ = std::make_unique<server::BrokerCore>(config_, io_.get_executor());
+        store_ = &core_->metadata();
+        partitions_ = &core_->partitions();
+        context_ = &core_->context();
         service_ = std::make_unique<CoordinatorService>(*context_, std::move(options));
         context_->group_service = service_.get();
         service_->start();
@@ -98,10 +60,10 @@ protected:
         service_.reset();
         io_.restart();
         io_.poll();
-        context_.reset();
+        context_ = nullptr;
         partitions_ = nullptr;
-        local_.reset();
-        store_.reset();
+        store_ = nullptr;
+        core_.reset();
     }
 
     // Runs ready handlers without waiting for timers.
@@ -125,10 +87,37 @@ protected:
 
     // Starts one request; the result appears in `out` once answered.
     template <typename Request, typename Response>
-    void start_request(Request request, std::int16_t version, std::optional<Response>& out,
-                       boost::asio::awaitable<Response> (CoordinatorService::*method)(const handlers::GroupService::Ctx&,
-                                                                                      Request),
-                       std::string listener = "PLAINTEXT", std::string client_id = "tester") {
+    void start_request(
+        Request request, std::int16_t version, std::optional<Response>& out,
+        boost::asio::awaitable<Response> (CoordinatorService::*method)(const handlers::GroupService::Ctx&, Request),
+        std::string listener = "PLAINTEXT", std::string client_id = "tester") {
+        start_call(
+            std::move(request), version, out,
+            [this, method](const handlers::GroupService::Ctx& ctx, Request r) {
+                return (service_.get()->*method)(ctx, std::move(r));
+            },
+            std::move(listener), std::move(client_id));
+    }
+
+    // FindCoordinator through its handler, which asks the service's locator.
+    msg::FindCoordinatorResponse find_coordinator(msg::FindCoordinatorRequest request, std::int16_t version,
+                                                  std::string listener = "PLAINTEXT") {
+        std::optional<msg::FindCoordinatorResponse> out;
+        start_call(
+            std::move(request), version, out,
+            [this](const handlers::GroupService::Ctx& ctx, msg::FindCoordinatorRequest r) {
+                return handlers::handle(*context_, ctx, std::move(r));
+            },
+            std::move(listener), "tester");
+        EXPECT_TRUE(run_until([&] { return out.has_value(); })) << "no answer";
+        return out.value_or(msg::FindCoordinatorResponse{});
+    }
+
+    // Runs `call(ctx, request)` as the dispatcher would: encoded and decoded
+    // at the version on the way in and out.
+    template <typename Request, typename Response, typename Call>
+    void start_call(Request request, std::int16_t version, std::optional<Response>& out, Call call,
+                    std::string listener, std::string client_id) {
         wire::Bytes in;
         wire::Writer w(in);
         request.encode(w, version);
@@ -141,9 +130,9 @@ protected:
         state->second.client_id = std::move(client_id);
         boost::asio::co_spawn(
             io_,
-            [this, state, decoded = std::move(decoded), version, &out, method]() mutable -> boost::asio::awaitable<void> {
+            [state, decoded = std::move(decoded), version, &out, call]() mutable -> boost::asio::awaitable<void> {
                 dispatch::RequestContext ctx{state->second, state->first, std::chrono::steady_clock::now()};
-                auto response = co_await (service_.get()->*method)(ctx, std::move(decoded));
+                auto response = co_await call(ctx, std::move(decoded));
                 wire::Bytes bytes;
                 wire::Writer writer(bytes);
                 response.encode(writer, version);
@@ -180,12 +169,12 @@ protected:
     }
 
     config::BrokerConfig config_;
-    ScratchDir dir_;
+    TempDir dir_{"weir-coordinator"};
     boost::asio::io_context io_{1};
-    std::unique_ptr<metadata::EmbeddedMetadataStore> store_;
-    std::unique_ptr<partitions::test::LocalReplicas> local_;
+    std::unique_ptr<server::BrokerCore> core_;
+    metadata::MetadataStore* store_ = nullptr;
     partitions::ReplicaManager* partitions_ = nullptr;
-    std::unique_ptr<handlers::BrokerContext> context_;
+    handlers::BrokerContext* context_ = nullptr;
     std::unique_ptr<CoordinatorService> service_;
 };
 

@@ -62,7 +62,7 @@ protected:
         msg::FindCoordinatorRequest r;
         r.key = key;
         r.coordinator_keys = {key};
-        return send(r, version, &S::find_coordinator, std::move(listener));
+        return find_coordinator(r, version, std::move(listener));
     }
 
     std::int64_t fetch_one(const std::string& group, std::int32_t partition = 0) {
@@ -116,9 +116,23 @@ TEST_F(CoordinatorServiceTest, FindCoordinatorCreatesTheOffsetsTopicAndNamesThis
     msg::FindCoordinatorRequest txn;
     txn.key_type = 1;
     txn.coordinator_keys = {"tx-1", "tx-2"};
-    auto t = send(txn, 4, &S::find_coordinator);
+    auto t = find_coordinator(txn, 4);
     ASSERT_EQ(t.coordinators.size(), 2u);
     EXPECT_EQ(t.coordinators[1].error_code, to_int(ErrorCode::coordinator_not_available));
+}
+
+TEST_F(CoordinatorServiceTest, FindCoordinatorRoutesOnTheKeyType) {
+    msg::FindCoordinatorRequest r;
+    r.key = "tx";
+    r.key_type = 1;  // no transaction coordinator yet
+    auto txn = find_coordinator(r, 3);
+    EXPECT_EQ(txn.error_code, to_int(ErrorCode::coordinator_not_available));
+    EXPECT_EQ(txn.error_message, "transactions are not supported");
+    r.key_type = 2;
+    auto unknown = find_coordinator(r, 3);
+    EXPECT_EQ(unknown.error_code, to_int(ErrorCode::invalid_request));
+    EXPECT_EQ(unknown.error_message, "unknown coordinator key type 2");
+    EXPECT_EQ(store_->topic("__consumer_offsets"), nullptr);  // neither is a group lookup
 }
 
 TEST_F(CoordinatorServiceTest, GroupRequestsBeforeTheTopicExistsAreNotCoordinator) {
@@ -225,9 +239,11 @@ TEST_F(CoordinatorServiceTest, OffsetsCommitFetchAcrossVersions) {
 TEST_F(CoordinatorServiceTest, MemberCommitsNeedTheCurrentGeneration) {
     find("g", 2);
     auto [member, generation] = stable_member("g");
-    EXPECT_EQ(send(commit_request("g", generation, member, 5), 7, &S::offset_commit).topics[0].partitions[0].error_code, 0);
-    EXPECT_EQ(send(commit_request("g", generation - 1, member, 6), 7, &S::offset_commit).topics[0].partitions[0].error_code,
-              to_int(ErrorCode::illegal_generation));
+    EXPECT_EQ(send(commit_request("g", generation, member, 5), 7, &S::offset_commit).topics[0].partitions[0].error_code,
+              0);
+    EXPECT_EQ(
+        send(commit_request("g", generation - 1, member, 6), 7, &S::offset_commit).topics[0].partitions[0].error_code,
+        to_int(ErrorCode::illegal_generation));
     EXPECT_EQ(send(commit_request("g", -1, "", 6), 7, &S::offset_commit).topics[0].partitions[0].error_code,
               to_int(ErrorCode::unknown_member_id));
     EXPECT_EQ(fetch_one("g"), 5);
@@ -372,7 +388,7 @@ TEST_F(CoordinatorServiceTest, CompactionKeepsTheLatestRecordPerKey) {
     auto before_end = log->log_end_offset();
     EXPECT_EQ(log->log_start_offset(), 0);
     service_->compact_now(true);
-    EXPECT_EQ(log->log_start_offset(), before_end);  // everything older is gone
+    EXPECT_EQ(log->log_start_offset(), before_end);    // everything older is gone
     EXPECT_EQ(log->log_end_offset(), before_end + 2);  // two live offsets rewritten
     send(commit_request("g", -1, "", 1000, 0), 8, &S::offset_commit);
     shutdown();
@@ -393,18 +409,24 @@ TEST_F(CoordinatorServiceTest, EmptyGroupOffsetsExpire) {
     send(commit_request("g", -1, "", 5), 8, &S::offset_commit);
     fake_now += 59'999;
     bool done = false;
-    boost::asio::co_spawn(io_, [&]() -> boost::asio::awaitable<void> {
-        co_await service_->expire_offsets_now();
-        done = true;
-    }, boost::asio::detached);
+    boost::asio::co_spawn(
+        io_,
+        [&]() -> boost::asio::awaitable<void> {
+            co_await service_->expire_offsets_now();
+            done = true;
+        },
+        boost::asio::detached);
     ASSERT_TRUE(run_until([&] { return done; }));
     EXPECT_EQ(fetch_one("g"), 5);
     fake_now += 1;
     done = false;
-    boost::asio::co_spawn(io_, [&]() -> boost::asio::awaitable<void> {
-        co_await service_->expire_offsets_now();
-        done = true;
-    }, boost::asio::detached);
+    boost::asio::co_spawn(
+        io_,
+        [&]() -> boost::asio::awaitable<void> {
+            co_await service_->expire_offsets_now();
+            done = true;
+        },
+        boost::asio::detached);
     ASSERT_TRUE(run_until([&] { return done; }));
     EXPECT_EQ(fetch_one("g"), -1);
     EXPECT_EQ(service_->manager().find("g"), nullptr);

@@ -1,8 +1,9 @@
 // __consumer_offsets records in Kafka's byte formats, replay and partitioning.
+#include "coordinator/store/records.h"
+
 #include <gtest/gtest.h>
 
 #include "coordinator/store/partitioner.h"
-#include "coordinator/store/records.h"
 #include "coordinator/store/replay.h"
 
 namespace weir::coordinator::store {
@@ -34,8 +35,7 @@ TEST(Records, OffsetCommitValueV3CarriesTheLeaderEpoch) {
     o.leader_epoch = 5;
     o.metadata = "md";
     o.commit_timestamp = 0x0102030405;
-    EXPECT_EQ(offset_commit_value(o),
-              hex("0003 0000000000001234 00000005 0002 6d64 0000000102030405"));
+    EXPECT_EQ(offset_commit_value(o), hex("0003 0000000000001234 00000005 0002 6d64 0000000102030405"));
     EXPECT_EQ(parse_offset_value(offset_commit_value(o)), o);
 }
 
@@ -102,8 +102,7 @@ TEST(Records, EmptyGroupHasNullProtocolAndLeader) {
     v.protocol = std::nullopt;
     v.leader = std::nullopt;
     v.current_state_timestamp = -1;
-    EXPECT_EQ(group_metadata_value(v),
-              hex("0003 0008 636f6e73756d6572 00000003 ffff ffff ffffffffffffffff 00000000"));
+    EXPECT_EQ(group_metadata_value(v), hex("0003 0008 636f6e73756d6572 00000003 ffff ffff ffffffffffffffff 00000000"));
 }
 
 TEST(Records, KeysParseBack) {
@@ -158,7 +157,8 @@ TEST(Replay, GroupTombstoneKeepsOffsets) {
 }
 
 TEST(Replay, RecordsOfBatchesFromAnOffset) {
-    std::vector<KeyValue> kvs{{bytes_of("k0"), bytes_of("v0")}, {bytes_of("k1"), std::nullopt}, {bytes_of("k2"), bytes_of("v2")}};
+    std::vector<KeyValue> kvs{
+        {bytes_of("k0"), bytes_of("v0")}, {bytes_of("k1"), std::nullopt}, {bytes_of("k2"), bytes_of("v2")}};
     auto batch = build_batch(kvs, 1000);
     records::set_base_offset(batch, 10);
     std::vector<std::pair<std::int64_t, bool>> seen;
@@ -174,8 +174,8 @@ TEST(Partitioner, JavaStringHashCode) {
     EXPECT_EQ(java_string_hash(""), 0);
     EXPECT_EQ(java_string_hash("hello"), 99162322);
     EXPECT_EQ(java_string_hash("my-group"), -1906497762);
-    EXPECT_EQ(java_string_hash("\xC3\xA9"), 233);                // é: one UTF-16 unit
-    EXPECT_EQ(java_string_hash("\xF0\x9F\x98\x80"), 1772899);    // U+1F600: a surrogate pair
+    EXPECT_EQ(java_string_hash("\xC3\xA9"), 233);              // é: one UTF-16 unit
+    EXPECT_EQ(java_string_hash("\xF0\x9F\x98\x80"), 1772899);  // U+1F600: a surrogate pair
 }
 
 TEST(Partitioner, PartitionForGroup) {

@@ -1,9 +1,9 @@
 // The live view of a __consumer_offsets partition that drives compaction.
+#include "coordinator/runtime/live_records.h"
+
 #include <gtest/gtest.h>
 
-#include "coordinator/store/live_records.h"
-
-namespace weir::coordinator::store {
+namespace weir::coordinator::runtime {
 namespace {
 
 wire::Bytes b(std::string_view s) { return {s.begin(), s.end()}; }
@@ -70,4 +70,4 @@ TEST(LiveRecords, OldTombstonesAreDroppedRecentOnesKept) {
 }
 
 }  // namespace
-}  // namespace weir::coordinator::store
+}  // namespace weir::coordinator::runtime

@@ -1,7 +1,7 @@
 #pragma once
-// What one __consumer_offsets partition holds from its log start on: the
-// latest value of every key, recent tombstones, and the byte accounting that
-// decides when compacting pays off.
+// What one partition of a coordinator's internal topic holds from its log
+// start on: the latest value of every key, recent tombstones, and the byte
+// accounting that decides when compacting pays off.
 //
 // Compaction rewrites the live records (and tombstones younger than
 // delete.retention.ms) at the end of the log and then moves the log start
@@ -14,15 +14,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "coordinator/store/records.h"
+#include "coordinator/runtime/record_batches.h"
 
-namespace weir::coordinator::store {
+namespace weir::coordinator::runtime {
 
 struct CompactionPolicy {
-    double min_cleanable_dirty_ratio = 0.5;  // min.cleanable.dirty.ratio
-    std::uint64_t min_dirty_bytes = 0;       // below this total, never (Kafka: the active segment)
+    double min_cleanable_dirty_ratio = 0.5;       // min.cleanable.dirty.ratio
+    std::uint64_t min_dirty_bytes = 0;            // below this total, never (Kafka: the active segment)
     std::int64_t delete_retention_ms = 86400000;  // delete.retention.ms
-    std::int64_t retention_ms = -1;          // the topic's retention.ms; data is rewritten before half of it passes
+    std::int64_t retention_ms = -1;  // the topic's retention.ms; data is rewritten before half of it passes
 };
 
 class LiveRecords {
@@ -52,9 +52,9 @@ private:
 
     std::unordered_map<std::string, Entry> live_;
     std::unordered_map<std::string, TimeMs> tombstones_;  // key -> when deleted
-    std::uint64_t live_bytes_ = 0;   // live records and kept tombstones
-    std::uint64_t total_bytes_ = 0;  // every record since the log start
-    std::optional<TimeMs> oldest_;   // timestamp of the first record since the log start
+    std::uint64_t live_bytes_ = 0;                        // live records and kept tombstones
+    std::uint64_t total_bytes_ = 0;                       // every record since the log start
+    std::optional<TimeMs> oldest_;                        // timestamp of the first record since the log start
 };
 
-}  // namespace weir::coordinator::store
+}  // namespace weir::coordinator::runtime

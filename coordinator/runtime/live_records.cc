@@ -1,8 +1,8 @@
-#include "coordinator/store/live_records.h"
+#include "coordinator/runtime/live_records.h"
 
 #include <algorithm>
 
-namespace weir::coordinator::store {
+namespace weir::coordinator::runtime {
 
 void LiveRecords::apply(wire::ByteSpan key_bytes, std::optional<wire::ByteSpan> value, TimeMs timestamp) {
     std::string key(key_bytes.begin(), key_bytes.end());
@@ -61,4 +61,4 @@ void LiveRecords::compacted(TimeMs now) {
     oldest_ = total_bytes_ > 0 ? std::optional<TimeMs>(now) : std::nullopt;
 }
 
-}  // namespace weir::coordinator::store
+}  // namespace weir::coordinator::runtime

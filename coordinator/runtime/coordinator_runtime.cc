@@ -1,0 +1,158 @@
+// Lifecycle, ownership of the internal topic's partitions and locating a
+// key's coordinator.
+#include "coordinator/runtime/coordinator_runtime.h"
+
+#include <boost/asio/post.hpp>
+#include <set>
+
+#include "broker/common/logging.h"
+#include "broker/partitions/replica_manager.h"
+
+namespace weir::coordinator::runtime {
+
+namespace asio = boost::asio;
+
+CoordinatorRuntime::CoordinatorRuntime(metadata::MetadataStore& metadata, partitions::ReplicaManager& partitions,
+                                       asio::any_io_executor executor, Options options, Shard& shard)
+    : metadata_(metadata),
+      partitions_(partitions),
+      executor_(std::move(executor)),
+      options_(std::move(options)),
+      shard_(shard),
+      num_partitions_(std::max(options_.topic.partitions, 1)) {}
+
+CoordinatorRuntime::~CoordinatorRuntime() {
+    *alive_ = false;
+    if (listener_) metadata_.remove_listener(*listener_);
+}
+
+void CoordinatorRuntime::start() {
+    active_ = true;
+    std::weak_ptr<bool> alive = alive_;
+    auto executor = executor_;
+    // Store listeners may run on another thread (ZooKeeper): hop to ours.
+    listener_ = metadata_.add_listener([this, alive, executor](const metadata::MetadataChange& change) {
+        asio::post(executor, [this, alive, change] {
+            if (auto a = alive.lock(); a && *a) on_metadata_change(change);
+        });
+    });
+    refresh_ownership();
+    for (auto& task : periodic_tasks_) task->start();
+}
+
+void CoordinatorRuntime::stop() {
+    if (!active_) return;
+    active_ = false;
+    for (auto& timer : deadline_timers_) timer->stop();
+    for (auto& task : periodic_tasks_) task->stop();
+}
+
+DeadlineTimer& CoordinatorRuntime::add_deadline_timer(std::function<void()> on_deadline) {
+    return *deadline_timers_.emplace_back(
+        std::make_unique<DeadlineTimer>(executor_, options_.clock, std::move(on_deadline)));
+}
+
+PeriodicTask& CoordinatorRuntime::add_periodic_task(std::chrono::milliseconds interval, PeriodicTask::Body body) {
+    auto& task = *periodic_tasks_.emplace_back(std::make_unique<PeriodicTask>(executor_, interval, std::move(body)));
+    if (active_) task.start();
+    return task;
+}
+
+std::int32_t CoordinatorRuntime::partition_for(std::string_view key) const {
+    return options_.partitioner(key, num_partitions_);
+}
+
+std::optional<ErrorCode> CoordinatorRuntime::status(std::int32_t partition) const {
+    if (!active_) return ErrorCode::coordinator_not_available;
+    auto it = owned_.find(partition);
+    if (it == owned_.end()) return ErrorCode::not_coordinator;
+    if (!it->second.loaded) return ErrorCode::coordinator_load_in_progress;
+    return std::nullopt;
+}
+
+bool CoordinatorRuntime::loading() const {
+    for (const auto& [p, owned] : owned_)
+        if (!owned.loaded) return true;
+    return false;
+}
+
+std::vector<std::int32_t> CoordinatorRuntime::owned_partitions() const {
+    std::vector<std::int32_t> out;
+    for (const auto& [p, owned] : owned_) out.push_back(p);
+    return out;
+}
+
+std::shared_ptr<partitions::Partition> CoordinatorRuntime::partition(std::int32_t partition) const {
+    return partitions_.get({options_.topic.name, partition});
+}
+
+Task<metadata::TopicPtr> CoordinatorRuntime::ensure_topic() {
+    const auto& spec = options_.topic;
+    if (auto topic = metadata_.topic(spec.name)) co_return topic;
+    // Created on first use, like Kafka's internal topics.
+    metadata::NewTopic t;
+    t.name = spec.name;
+    t.num_partitions = std::max(spec.partitions, 1);
+    t.replication_factor = spec.replication_factor
+                               ? spec.replication_factor(static_cast<int>(metadata_.brokers().size()))
+                               : std::int16_t{1};
+    t.configs = spec.configs;
+    auto result = co_await metadata_.create_topic(t, false);
+    if (!result.ok() && result.error != ErrorCode::topic_already_exists) {
+        logging::warn("cannot create {}: {}", spec.name, result.message);
+        co_return nullptr;
+    }
+    if (result.ok())
+        logging::info("created {} with {} partitions, replication factor {}", spec.name, t.num_partitions,
+                      t.replication_factor);
+    refresh_ownership();
+    co_return metadata_.topic(spec.name);
+}
+
+void CoordinatorRuntime::refresh_ownership() {
+    if (!active_) return;
+    auto topic = metadata_.topic(options_.topic.name);
+    std::set<std::int32_t> led;
+    if (topic) {
+        num_partitions_ = std::max<std::int32_t>(static_cast<std::int32_t>(topic->partitions.size()), 1);
+        auto me = metadata_.local_broker_id();
+        for (const auto& p : topic->partitions)
+            if (p.leader == me) led.insert(p.partition);
+    }
+    std::vector<std::int32_t> lost;
+    for (const auto& [p, owned] : owned_)
+        if (!led.contains(p)) lost.push_back(p);
+    for (auto p : lost) unload(p);
+    for (auto p : led)
+        if (!owned_.contains(p)) begin_load(p);
+}
+
+void CoordinatorRuntime::on_metadata_change(const metadata::MetadataChange& change) {
+    if (!active_) return;
+    if (change.topic == options_.topic.name || change.kind == metadata::MetadataChange::Kind::brokers_changed)
+        refresh_ownership();
+}
+
+Task<Location> CoordinatorRuntime::locate(std::string key, std::string listener) {
+    Location out;
+    auto topic = co_await ensure_topic();
+    if (!topic || topic->partitions.empty()) {
+        out.error = ErrorCode::coordinator_not_available;
+        co_return out;
+    }
+    auto p = options_.partitioner(key, static_cast<std::int32_t>(topic->partitions.size()));
+    auto leader = topic->partitions[static_cast<std::size_t>(p)].leader;
+    auto snapshot = metadata_.snapshot();
+    const auto* b = leader >= 0 ? snapshot->broker(leader) : nullptr;
+    const auto* endpoint = b ? b->endpoint(listener) : nullptr;
+    if (!endpoint) {
+        out.error = ErrorCode::coordinator_not_available;
+        co_return out;
+    }
+    out.node_id = leader;
+    out.host = endpoint->host;
+    out.port = endpoint->port;
+    co_return out;
+}
+
+}  // namespace weir::coordinator::runtime
