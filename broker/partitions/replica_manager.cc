@@ -97,7 +97,7 @@ ProduceResult ReplicaManager::produce(const TopicPartition& tp, wire::ByteSpan r
     return result;
 }
 
-asio::awaitable<ErrorCode> ReplicaManager::wait_for_high_watermark(const TopicPartition& tp, std::int64_t offset,
+asio::awaitable<ErrorCode> ReplicaManager::wait_for_high_watermark(TopicPartition tp, std::int64_t offset,
                                                                    std::chrono::steady_clock::time_point deadline) {
     auto partition = get(tp);
     if (!partition) co_return ErrorCode::unknown_topic_or_partition;

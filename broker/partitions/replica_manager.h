@@ -96,7 +96,7 @@ public:
     // acks=all: none once the partition's high watermark reaches `offset`;
     // REQUEST_TIMED_OUT at `deadline`; the partition's error if it stops
     // leading or is gone.
-    boost::asio::awaitable<ErrorCode> wait_for_high_watermark(const TopicPartition& tp, std::int64_t offset,
+    boost::asio::awaitable<ErrorCode> wait_for_high_watermark(TopicPartition tp, std::int64_t offset,
                                                               std::chrono::steady_clock::time_point deadline);
 
     // ---- read path (read_path.cc) ----
