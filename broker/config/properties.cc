@@ -1,8 +1,10 @@
 #include "broker/config/properties.h"
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "broker/config/config_error.h"
@@ -201,11 +203,18 @@ ConfigMap parse_properties(std::string_view text) {
 }
 
 ConfigMap load_properties_file(const std::filesystem::path& path) {
+    auto unreadable = [&](int error) {
+        return ConfigError(path.string() + " (" + std::generic_category().message(error != 0 ? error : EIO) + ")");
+    };
+    // An ifstream opens a directory and then reads nothing, which would pass for an empty file.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw unreadable(EISDIR);
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConfigError("Cannot read configuration file " + path.string());
+    if (!in) throw unreadable(errno);
     std::ostringstream buffer;
     buffer << in.rdbuf();
-    if (in.bad()) throw ConfigError("Error reading configuration file " + path.string());
+    if (in.bad()) throw unreadable(errno);
     try {
         return parse_properties(buffer.str());
     } catch (const ConfigError& e) {

@@ -266,7 +266,7 @@ void KafkaTopicAdmin::delete_topics(const std::vector<std::string>& topics) {
             throw_broker_error(err, rd_kafka_topic_result_error_string(results[i]));
 }
 
-std::vector<std::string> unknown_client_properties(const std::map<std::string, std::string>& properties) {
+std::vector<std::string> unknown_client_properties(const config::ConfigMap& properties) {
     rdkafka::Conf conf(rd_kafka_conf_new());
     std::vector<std::string> out;
     char errstr[512];

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/config/config_types.h"
 #include "cli/rdkafka/handles.h"
 #include "cli/topics/topic_admin.h"
 
@@ -38,6 +39,6 @@ private:
 
 // The keys among `properties` librdkafka does not know, such as the Java-only keys a
 // --command-config file written for kafka-topics.sh may hold.
-std::vector<std::string> unknown_client_properties(const std::map<std::string, std::string>& properties);
+std::vector<std::string> unknown_client_properties(const config::ConfigMap& properties);
 
 }  // namespace weir::cli::topics

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <iostream>
 
-#include "cli/topics/java_properties.h"
+#include "broker/config/properties.h"
 #include "cli/topics/kafka_topic_admin.h"
 #include "cli/topics/topic_commands.h"
 #include "cli/topics/topics_args.h"
@@ -26,7 +26,7 @@ AdminConfig admin_config(const TopicsOptions& o, std::ostream& err) {
     AdminConfig config;
     config.bootstrap = o.bootstrap;
     if (!o.command_config) return config;
-    auto properties = load_java_properties(*o.command_config);
+    auto properties = weir::config::load_properties_file(*o.command_config);
     if (auto it = properties.find("default.api.timeout.ms"); it != properties.end()) {
         std::int64_t ms = 0;
         const std::string& text = it->second;

@@ -1,11 +1,11 @@
 #include "broker/config/properties.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "broker/common/temp_dir.h"
 #include "broker/config/config_error.h"
 
 namespace weir::config {
@@ -88,6 +88,39 @@ TEST(PropertiesTest, Escapes) {
     EXPECT_EQ(p.at("#notcomment"), "1");
 }
 
+// Java decodes each \uXXXX to one UTF-16 unit, so Properties.store and native2ascii write a
+// character beyond the BMP as two escapes; it must come out as one 4-byte UTF-8 sequence. A surrogate
+// without its partner has no UTF-8 encoding; U+FFFD keeps the output valid UTF-8.
+TEST(PropertiesTest, SurrogatePairEscapesAreOneCodePoint) {
+    auto p = parse_properties(
+        "smile=\\uD83D\\uDE00\n"
+        "lower=\\ud83d\\ude00\n"
+        "key\\uD834\\uDD1E=clef\n"
+        "mixed=a\\uD83D\\uDE00b\\u00e9\\uD83D\\uDE01\n"
+        "high_then_text=\\uD83Dx\n"
+        "high_then_bmp=\\uD83D\\u0041\n"
+        "high_then_escape=\\uD83D\\t\n"
+        "two_highs=\\uD83D\\uD83D\\uDE00\n"
+        "low_alone=\\uDE00\n"
+        "reversed=\\uDE00\\uD83D\n"
+        "high_at_end=\\uD83D\n");
+    EXPECT_EQ(p.at("smile"), "\xF0\x9F\x98\x80");
+    EXPECT_EQ(p.at("lower"), "\xF0\x9F\x98\x80");
+    EXPECT_EQ(p.at("key\xF0\x9D\x84\x9E"), "clef");
+    EXPECT_EQ(p.at("mixed"),
+              "a\xF0\x9F\x98\x80"
+              "b\xC3\xA9\xF0\x9F\x98\x81");
+    EXPECT_EQ(p.at("high_then_text"), "\xEF\xBF\xBDx");
+    EXPECT_EQ(p.at("high_then_bmp"),
+              "\xEF\xBF\xBD"
+              "A");
+    EXPECT_EQ(p.at("high_then_escape"), "\xEF\xBF\xBD\t");
+    EXPECT_EQ(p.at("two_highs"), "\xEF\xBF\xBD\xF0\x9F\x98\x80");
+    EXPECT_EQ(p.at("low_alone"), "\xEF\xBF\xBD");
+    EXPECT_EQ(p.at("reversed"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+    EXPECT_EQ(p.at("high_at_end"), "\xEF\xBF\xBD");
+}
+
 TEST(PropertiesTest, MalformedUnicodeEscapeThrows) {
     EXPECT_THROW(parse_properties("a=\\u12\n"), ConfigError);
     EXPECT_THROW(parse_properties("a=\\u12G4\n"), ConfigError);
@@ -121,19 +154,83 @@ TEST(PropertiesTest, LaterKeyWins) {
     EXPECT_EQ(p.at("a"), "2");
 }
 
+// What a kafka-topics.sh --command-config file for a SASL cluster looks like.
+TEST(PropertiesTest, ClientConfigFile) {
+    auto p = parse_properties(
+        "# a comment\n"
+        "! another\n"
+        "\n"
+        "   security.protocol=SASL_SSL\n"
+        "sasl.mechanism : PLAIN\n"
+        "client.id weir\n"
+        "empty=\n"
+        "spaced   =   value with spaces  \n"
+        "key=first\r\n"
+        "key=second\r"
+        "last=no newline");
+    EXPECT_EQ(p, (ConfigMap{{"security.protocol", "SASL_SSL"},
+                            {"sasl.mechanism", "PLAIN"},
+                            {"client.id", "weir"},
+                            {"empty", ""},
+                            {"spaced", "value with spaces  "},
+                            {"key", "second"},
+                            {"last", "no newline"}}));
+}
+
+TEST(PropertiesTest, ClientConfigContinuationsAndEscapes) {
+    auto p = parse_properties(
+        "sasl.jaas.config=org.example.Login required \\\n"
+        "    username=\"u\" \\\n"
+        "    password=\"p\";\n"
+        "path=C:\\\\dir\\\\file\n"
+        "a\\=b=c\n"
+        "tab=x\\ty\n"
+        "unicode=\\u00e9\n"
+        "even=ends in backslash\\\\\n"
+        "next=line\n");
+    EXPECT_EQ(p.at("sasl.jaas.config"), "org.example.Login required username=\"u\" password=\"p\";");
+    EXPECT_EQ(p.at("path"), "C:\\dir\\file");
+    EXPECT_EQ(p.at("a=b"), "c");
+    EXPECT_EQ(p.at("tab"), "x\ty");
+    EXPECT_EQ(p.at("unicode"), "\xC3\xA9");
+    EXPECT_EQ(p.at("even"), "ends in backslash\\");
+    EXPECT_EQ(p.at("next"), "line");
+}
+
 TEST(PropertiesTest, LoadFile) {
-    auto dir = std::filesystem::temp_directory_path() / ("weir-props-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    auto file = dir / "server.properties";
-    {
-        std::ofstream out(file);
-        out << "broker.id=7\nlog.dirs=/tmp/x\n";
-    }
+    TempDir dir("weir-props");
+    auto file = dir.path() / "server.properties";
+    std::ofstream(file) << "broker.id=7\nlog.dirs=/tmp/x\n";
     auto p = load_properties_file(file);
-    EXPECT_EQ(p.at("broker.id"), "7");
-    EXPECT_EQ(p.at("log.dirs"), "/tmp/x");
-    EXPECT_THROW(load_properties_file(dir / "missing.properties"), ConfigError);
-    std::filesystem::remove_all(dir);
+    EXPECT_EQ(p, (ConfigMap{{"broker.id", "7"}, {"log.dirs", "/tmp/x"}}));
+}
+
+// Worded as Java's FileInputStream: kafka-topics.sh prints exactly this for a bad --command-config.
+TEST(PropertiesTest, LoadReportsAnUnreadableFileAsJavaDoes) {
+    TempDir dir("weir-props");
+    auto expect_error = [](const std::filesystem::path& path, const std::string& message) {
+        try {
+            load_properties_file(path);
+            ADD_FAILURE() << "loaded " << path;
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(e.what(), message);
+        }
+    };
+    expect_error(dir.path() / "missing.properties",
+                 (dir.path() / "missing.properties").string() + " (No such file or directory)");
+    expect_error(dir.path(), dir.path().string() + " (Is a directory)");
+}
+
+TEST(PropertiesTest, LoadNamesTheFileOfAParseError) {
+    TempDir dir("weir-props");
+    auto file = dir.path() / "bad.properties";
+    std::ofstream(file) << "ok=1\nbad=\\u12\n";
+    try {
+        load_properties_file(file);
+        ADD_FAILURE() << "loaded";
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(e.what(), file.string() + ": Malformed \\uxxxx encoding on line 2");
+    }
 }
 
 }  // namespace

@@ -266,7 +266,21 @@ TEST_F(TopicsCommandConfigTest, BadFilesFailBeforeContactingTheCluster) {
     r = topics({"--list", "--command-config", write("default.api.timeout.ms=soon\n")});
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("Invalid value soon for configuration default.api.timeout.ms"), std::string::npos) << r.err;
+
+    // Java's Properties.load throws on a broken \u escape, so kafka-topics.sh stops there as well.
+    r = topics({"--list", "--command-config", write("client.id=\\u12\n")});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, path_.string() + ": Malformed \\uxxxx encoding on line 1\n");
     EXPECT_TRUE(cluster_.calls.empty());
+}
+
+// The file is read by the broker's parser of server.properties: a character beyond the BMP, which
+// Java writes as two \u escapes, reaches librdkafka as one UTF-8 code point.
+TEST_F(TopicsCommandConfigTest, EscapedSurrogatePairsReachTheClientAsUtf8) {
+    const auto r = topics({"--list", "--command-config", write("client.id=ops-\\uD83D\\uDE00\n")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(config_.properties,
+              (std::vector<std::pair<std::string, std::string>>{{"client.id", "ops-\xF0\x9F\x98\x80"}}));
 }
 
 // Keys librdkafka knows but cannot honour (Java trust stores, JAAS) stop the tool with its explanation.
