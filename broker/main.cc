@@ -12,6 +12,7 @@
 #include "broker/server/broker.h"
 #include "cli/groups/groups_cli.h"
 #include "cli/topics/topics_cli.h"
+#include "coordinator/controller/zk_controller.h"
 #include "coordinator/group_coordinator.h"
 
 int main(int argc, char** argv) {
@@ -54,9 +55,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        server::Broker broker(std::move(cfg), [](handlers::BrokerContext& context) {
-            return coordinator::make_group_coordinator(context);
-        });
+        server::Broker broker(
+            std::move(cfg),
+            [](handlers::BrokerContext& context) { return coordinator::make_group_coordinator(context); },
+            &controller::make_cluster_controller);
         return broker.run();
     } catch (const std::exception& e) {
         logging::error("fatal: {}", e.what());

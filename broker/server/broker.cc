@@ -32,8 +32,8 @@ asio::ip::tcp::endpoint bind_endpoint(const config::Listener& l) {
 
 }  // namespace
 
-Broker::Broker(config::BrokerConfig config, GroupServiceFactory groups)
-    : config_(std::move(config)), group_factory_(std::move(groups)) {}
+Broker::Broker(config::BrokerConfig config, GroupServiceFactory groups, ControllerFactory controller)
+    : config_(std::move(config)), group_factory_(std::move(groups)), controller_factory_(std::move(controller)) {}
 
 Broker::~Broker() = default;
 
@@ -56,6 +56,8 @@ void Broker::start() {
         logging::info("listening on {} ({})", l.to_string(), listener->local_endpoint().address().to_string());
         listeners_.push_back(std::move(listener));
     }
+    if (controller_factory_) controller_ = controller_factory_(core_->metadata(), config_);
+    if (controller_) controller_->start();
     schedule_periodic();
     if (core_->logs().cleaner().enabled()) schedule_cleaner(std::chrono::milliseconds(0));
     auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -124,6 +126,7 @@ void Broker::stop() {
         core_->partitions().wake_all();
     }
     if (groups_) groups_->stop();
+    if (controller_) controller_->stop();
     periodic_.cancel();
     cleaner_timer_.cancel();
     // Give in-flight requests (now woken) a moment to be answered, then close.
@@ -145,6 +148,7 @@ int Broker::run() {
     io_.run();
     listeners_.clear();
     groups_.reset();
+    controller_.reset();
     if (core_) core_->shutdown();
     logging::info("stopped cleanly");
     return 0;

@@ -13,16 +13,21 @@
 #include "broker/handlers/group_service.h"
 #include "broker/net/listener.h"
 #include "broker/server/broker_core.h"
+#include "broker/server/cluster_service.h"
 
 namespace weir::server {
 
 // Builds the group coordinator over the broker's parts (coordinator/ depends
 // on the broker, so main wires it in).
 using GroupServiceFactory = std::function<std::unique_ptr<handlers::GroupService>(handlers::BrokerContext&)>;
+// Builds the cluster controller, or nullptr when the metadata backend needs
+// none (single node).
+using ControllerFactory =
+    std::function<std::unique_ptr<ClusterService>(metadata::MetadataStore&, const config::BrokerConfig&)>;
 
 class Broker {
 public:
-    Broker(config::BrokerConfig config, GroupServiceFactory groups);
+    Broker(config::BrokerConfig config, GroupServiceFactory groups, ControllerFactory controller = {});
     ~Broker();
     Broker(const Broker&) = delete;
     Broker& operator=(const Broker&) = delete;
@@ -46,6 +51,8 @@ private:
     std::unique_ptr<BrokerCore> core_;
     GroupServiceFactory group_factory_;
     std::unique_ptr<handlers::GroupService> groups_;
+    ControllerFactory controller_factory_;
+    std::unique_ptr<ClusterService> controller_;
     std::unique_ptr<dispatch::Dispatcher> dispatcher_;
     std::vector<std::unique_ptr<net::Listener>> listeners_;
     boost::asio::steady_timer periodic_{io_};

@@ -61,7 +61,7 @@ partitions::LogConfig log_config_for(const config::BrokerConfig& config, const m
 }
 
 BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_executor executor) : config_(config) {
-    metadata_ = metadata::open_metadata_store(config_);
+    metadata_ = metadata::open_metadata_store(config_, executor);
     auto config_for_topic = [this](const std::string& topic) {
         return log_config_for(config_, *metadata_->snapshot(), topic);
     };

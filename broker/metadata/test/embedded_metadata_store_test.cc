@@ -527,7 +527,8 @@ TEST_F(EmbeddedStoreTest, OpenFromBrokerConfig) {
     cfg.broker_id = 2;
     cfg.rack = "r1";
     cfg.log_dirs = {dir_, dir_.parent_path() / "second"};
-    auto store = open_metadata_store(cfg);
+    boost::asio::io_context io;
+    auto store = open_metadata_store(cfg, io.get_executor());
     EXPECT_EQ(store->local_broker_id(), 2);
     ASSERT_EQ(store->brokers().size(), 1U);
     EXPECT_EQ(store->brokers()[0].rack, "r1");
@@ -535,8 +536,11 @@ TEST_F(EmbeddedStoreTest, OpenFromBrokerConfig) {
     EXPECT_EQ(store->brokers()[0].endpoint("PLAINTEXT")->port, 9092);
     EXPECT_TRUE(fs::exists(dir_ / "weir-metadata.json"));
 
-    cfg.zookeeper_connect = "localhost:2181";
-    EXPECT_THROW(open_metadata_store(cfg), MetadataStoreError);
+    // ZooKeeper mode with nothing listening: a clear error once the
+    // connection timeout passes.
+    cfg.zookeeper_connect = "127.0.0.1:1";
+    cfg.zookeeper_connection_timeout_ms = 300;
+    EXPECT_THROW(open_metadata_store(cfg, io.get_executor()), MetadataStoreError);
 }
 
 }  // namespace

@@ -1,0 +1,599 @@
+#include "broker/metadata/zookeeper/zk_metadata_store.h"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <charconv>
+#include <thread>
+
+#include "broker/common/logging.h"
+#include "broker/metadata/replica_assignment.h"
+#include "broker/metadata/snapshot_diff.h"
+#include "broker/metadata/topic_name.h"
+#include "broker/metadata/topic_validation.h"
+
+namespace weir::metadata {
+namespace paths = zk::paths;
+using zk::Result;
+using zk::ZkSession;
+
+namespace {
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// Sets a node's data, creating it (and its parents) when missing.
+void write_node(ZkSession& s, const std::string& path, const std::string& data) {
+    if (s.set(path, data) == Result::no_node) {
+        auto parent = path.substr(0, path.rfind('/'));
+        s.ensure_path(parent);
+        if (s.create(path, data) == Result::node_exists) s.set(path, data);
+    }
+}
+
+// A config change notice, as Kafka's AdminZkClient writes one, for tools that
+// follow /config/changes.
+void notify_config_change(ZkSession& s, const std::string& entity_path) {
+    s.create(std::string(paths::kConfigChanges) + "/config_change_", zk::encode_config_change(entity_path),
+             zk::CreateMode::persistent_sequential);
+}
+
+bool has_leaders(const TopicInfo& t) {
+    for (const auto& p : t.partitions)
+        if (p.leader < 0) return false;
+    return true;
+}
+
+std::optional<std::int32_t> parse_int(std::string_view s) {
+    std::int32_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+std::vector<std::int32_t> live_ids(const MetadataSnapshot& s) {
+    std::vector<std::int32_t> ids;
+    for (const auto& b : s.brokers) ids.push_back(b.id);
+    return ids;
+}
+
+}  // namespace
+
+ZkMetadataStore::ZkMetadataStore(Options options)
+    : local_(std::move(options.local_broker)),
+      executor_(std::move(options.executor)),
+      propagation_timeout_(options.propagation_timeout) {
+    try {
+        zk_ = std::make_unique<zk::ZkClient>(options.zookeeper);
+        zk_->subscribe([this](ZkSession& s, const zk::WatchEvent& e) { on_event(s, e); });
+        zk_->run_sync([this](ZkSession& s) {
+            start_session(s);
+            built_ = build();
+            return 0;
+        });
+    } catch (const MetadataStoreError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw MetadataStoreError(std::string("ZooKeeper (zookeeper.connect=") + options.zookeeper.connect +
+                                 "): " + e.what());
+    }
+    snapshot_ = built_;
+}
+
+ZkMetadataStore::~ZkMetadataStore() {
+    *alive_ = false;
+    // Closing the session removes this broker's registration at once.
+    zk_.reset();
+}
+
+std::shared_ptr<const MetadataSnapshot> ZkMetadataStore::snapshot() const {
+    std::lock_guard lock(snapshot_mutex_);
+    return snapshot_;
+}
+
+// ---- ZooKeeper thread -------------------------------------------------------
+
+void ZkMetadataStore::start_session(ZkSession& s) {
+    for (const auto& p : paths::persistent_paths()) s.ensure_path(p);
+    if (auto node = s.get(std::string(paths::kClusterId))) {
+        cache_.cluster_id = zk::decode_cluster_id(node->data);
+    } else {
+        s.ensure_path("/cluster");
+        const std::string id = Uuid::random().to_string();
+        if (s.create(std::string(paths::kClusterId), zk::encode_cluster_id(id)) == Result::node_exists) {
+            cache_.cluster_id = zk::decode_cluster_id(s.get(std::string(paths::kClusterId))->data);
+        } else {
+            cache_.cluster_id = id;
+        }
+    }
+    if (registered_) register_broker(s);
+    load_all(s);
+}
+
+void ZkMetadataStore::register_broker(ZkSession& s) {
+    const std::string path = paths::broker(local_.id);
+    const std::string data = zk::encode_broker(local_, now_ms());
+    // After a crash the previous session's node stays until that session
+    // expires; Kafka gives up at once, Weir waits the session out.
+    const auto deadline =
+        std::chrono::steady_clock::now() + zk_->options().session_timeout + std::chrono::milliseconds(2000);
+    bool told = false;
+    while (true) {
+        if (s.create(path, data, zk::CreateMode::ephemeral) == Result::ok) return;
+        auto node = s.get(path);
+        if (node && node->ephemeral_owner == s.session_id()) return;
+        if (std::chrono::steady_clock::now() > deadline) {
+            throw MetadataStoreError("Error while creating ephemeral at " + path + ", node already exists and owner '" +
+                                     std::to_string(node ? node->ephemeral_owner : 0) +
+                                     "' does not match current session '" + std::to_string(s.session_id()) + "'");
+        }
+        if (!told) {
+            logging::info("{} is held by an earlier session; waiting for it to expire", path);
+            told = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+}
+
+void ZkMetadataStore::load_all(ZkSession& s) {
+    cache_.topics.clear();
+    cache_.broker_configs.clear();
+    cache_.default_broker_configs.clear();
+    load_controller(s);
+    load_brokers(s);
+    load_topic_list(s);
+    load_broker_config_list(s);
+}
+
+void ZkMetadataStore::load_broker_config_list(ZkSession& s) {
+    auto ids = s.children(std::string(paths::kConfigBrokers), true);
+    if (!ids) return;
+    for (const auto& id : *ids) {
+        if (id == "<default>") {
+            load_broker_config(s, std::nullopt);
+        } else if (auto n = parse_int(id)) {
+            load_broker_config(s, *n);
+        }
+    }
+}
+
+void ZkMetadataStore::load_controller(ZkSession& s) {
+    cache_.controller = -1;
+    if (auto node = s.get(std::string(paths::kController), true)) {
+        try {
+            cache_.controller = zk::decode_controller(node->data);
+        } catch (const zk::ZkDataError& e) {
+            logging::warn("unreadable {}: {}", paths::kController, e.what());
+        }
+    }
+}
+
+void ZkMetadataStore::load_brokers(ZkSession& s) {
+    cache_.brokers.clear();
+    auto ids = s.children(std::string(paths::kBrokerIds), true);
+    if (!ids) return;
+    for (const auto& name : *ids) {
+        auto id = parse_int(name);
+        if (!id) continue;
+        auto node = s.get(paths::broker(*id));
+        if (!node) continue;
+        try {
+            cache_.brokers[*id] = zk::decode_broker(*id, node->data);
+        } catch (const zk::ZkDataError& e) {
+            logging::warn("unreadable registration of broker {}: {}", *id, e.what());
+        }
+    }
+}
+
+void ZkMetadataStore::load_topic_list(ZkSession& s) {
+    auto names = s.children(std::string(paths::kTopics), true);
+    std::set<std::string> present(names ? names->begin() : std::vector<std::string>::const_iterator{},
+                                  names ? names->end() : std::vector<std::string>::const_iterator{});
+    std::erase_if(cache_.topics, [&](const auto& entry) { return !present.contains(entry.first); });
+    for (const auto& name : present)
+        if (!cache_.topics.contains(name)) load_topic(s, name);
+}
+
+void ZkMetadataStore::load_topic(ZkSession& s, const std::string& name) {
+    auto node = s.get(paths::topic(name), true);
+    if (!node) {
+        cache_.topics.erase(name);
+        return;
+    }
+    zk::TopicAssignment assignment;
+    try {
+        assignment = zk::decode_topic_assignment(node->data);
+    } catch (const zk::ZkDataError& e) {
+        logging::warn("unreadable assignment of topic {}: {}", name, e.what());
+        return;
+    }
+    const bool is_new = !cache_.topics.contains(name);
+    TopicCache& t = cache_.topics[name];
+    t.assignment = std::move(assignment);
+    std::erase_if(t.states, [&](const auto& entry) { return !t.assignment.partitions.contains(entry.first); });
+    if (is_new) load_topic_config(s, name);
+    for (const auto& [p, replicas] : t.assignment.partitions)
+        if (!t.states.contains(p)) load_state(s, name, p);
+}
+
+void ZkMetadataStore::load_state(ZkSession& s, const std::string& topic, std::int32_t partition) {
+    auto it = cache_.topics.find(topic);
+    if (it == cache_.topics.end()) return;
+    auto node = s.get(paths::partition_state(topic, partition), true);
+    if (!node || node->data.empty()) {
+        it->second.states.erase(partition);
+        return;
+    }
+    try {
+        it->second.states[partition] = zk::decode_partition_state(node->data);
+    } catch (const zk::ZkDataError& e) {
+        logging::warn("unreadable state of {}-{}: {}", topic, partition, e.what());
+    }
+}
+
+void ZkMetadataStore::load_topic_config(ZkSession& s, const std::string& topic) {
+    auto it = cache_.topics.find(topic);
+    auto node = s.get(paths::topic_config(topic), true);
+    if (it == cache_.topics.end()) return;
+    try {
+        it->second.configs = node ? zk::decode_config(node->data) : config::ConfigMap{};
+    } catch (const zk::ZkDataError& e) {
+        logging::warn("unreadable config of topic {}: {}", topic, e.what());
+    }
+}
+
+void ZkMetadataStore::load_broker_config(ZkSession& s, std::optional<std::int32_t> id) {
+    auto node = s.get(paths::broker_config(id), true);
+    config::ConfigMap configs;
+    try {
+        if (node) configs = zk::decode_config(node->data);
+    } catch (const zk::ZkDataError& e) {
+        logging::warn("unreadable {}: {}", paths::broker_config(id), e.what());
+    }
+    if (!id) {
+        cache_.default_broker_configs = std::move(configs);
+    } else if (configs.empty()) {
+        cache_.broker_configs.erase(*id);
+    } else {
+        cache_.broker_configs[*id] = std::move(configs);
+    }
+}
+
+void ZkMetadataStore::on_event(ZkSession& s, const zk::WatchEvent& event) {
+    try {
+        handle_event(s, event);
+    } catch (const zk::ZkError& e) {
+        // Lost connection: the client reconnects by itself and the watches
+        // stay; an expired session arrives as its own event.
+        logging::warn("ZooKeeper read after an event on {} failed: {}", event.path, e.what());
+        if (e.session_expired()) handle_event(s, {zk::WatchEvent::Type::session, "", zk::WatchEvent::State::expired});
+        return;
+    }
+    publish();
+}
+
+void ZkMetadataStore::handle_event(ZkSession& s, const zk::WatchEvent& event) {
+    using Type = zk::WatchEvent::Type;
+    if (event.type == Type::session) {
+        if (event.state != zk::WatchEvent::State::expired || !*alive_) return;
+        logging::warn("ZooKeeper session expired; starting a new one");
+        for (int attempt = 1; *alive_; ++attempt) {
+            try {
+                zk_->reconnect(s);
+                start_session(s);
+                logging::info("ZooKeeper session re-established; broker {} registered again", local_.id);
+                return;
+            } catch (const std::exception& e) {
+                logging::warn("ZooKeeper session attempt {} failed: {}", attempt, e.what());
+                std::this_thread::sleep_for(std::chrono::seconds(1));
+            }
+        }
+        return;
+    }
+    const std::string& path = event.path;
+    auto under = [&](std::string_view prefix) {
+        return path.size() > prefix.size() + 1 && path.starts_with(prefix) && path[prefix.size()] == '/';
+    };
+    if (path == paths::kController) {
+        load_controller(s);
+    } else if (path == paths::kBrokerIds) {
+        load_brokers(s);
+    } else if (path == paths::kTopics) {
+        load_topic_list(s);
+    } else if (under(paths::kTopics)) {
+        // <topic> or <topic>/partitions/<p>/state
+        std::string_view rest = std::string_view(path).substr(paths::kTopics.size() + 1);
+        auto slash = rest.find('/');
+        std::string topic(rest.substr(0, slash));
+        if (slash == std::string_view::npos) {
+            load_topic(s, topic);
+            return;
+        }
+        rest = rest.substr(slash);
+        constexpr std::string_view kPartitions = "/partitions/";
+        constexpr std::string_view kState = "/state";
+        if (rest.starts_with(kPartitions) && rest.ends_with(kState)) {
+            auto p = parse_int(rest.substr(kPartitions.size(), rest.size() - kPartitions.size() - kState.size()));
+            if (p) load_state(s, topic, *p);
+        }
+    } else if (under(paths::kConfigTopics)) {
+        load_topic_config(s, path.substr(paths::kConfigTopics.size() + 1));
+    } else if (path == paths::kConfigBrokers) {
+        load_broker_config_list(s);
+    } else if (under(paths::kConfigBrokers)) {
+        auto id = path.substr(paths::kConfigBrokers.size() + 1);
+        if (id == "<default>") {
+            load_broker_config(s, std::nullopt);
+        } else if (auto n = parse_int(id)) {
+            load_broker_config(s, *n);
+        }
+    }
+}
+
+std::shared_ptr<MetadataSnapshot> ZkMetadataStore::build() const {
+    auto snap = std::make_shared<MetadataSnapshot>();
+    snap->cluster_id = cache_.cluster_id;
+    snap->controller_id = cache_.controller;
+    for (const auto& [id, b] : cache_.brokers) snap->brokers.push_back(b);
+    for (const auto& [name, t] : cache_.topics) {
+        // Topics written without an id (by older tools) wait for the
+        // controller to give them one.
+        if (!t.assignment.topic_id) continue;
+        auto info = std::make_shared<TopicInfo>();
+        info->name = name;
+        info->id = *t.assignment.topic_id;
+        info->internal = is_internal_topic(name);
+        info->configs = t.configs;
+        for (std::int32_t p = 0;; ++p) {
+            auto a = t.assignment.partitions.find(p);
+            if (a == t.assignment.partitions.end()) break;
+            PartitionInfo part;
+            part.partition = p;
+            part.replicas = a->second;
+            if (auto st = t.states.find(p); st != t.states.end()) {
+                part.leader = st->second.leader;
+                part.leader_epoch = st->second.leader_epoch;
+                part.isr = st->second.isr;
+            }
+            for (auto r : part.replicas)
+                if (!cache_.brokers.contains(r)) part.offline_replicas.push_back(r);
+            info->partitions.push_back(std::move(part));
+        }
+        TopicPtr ptr = info;
+        snap->topics_by_name.emplace(name, ptr);
+        snap->topics_by_id.emplace(ptr->id, ptr);
+    }
+    snap->broker_configs = cache_.broker_configs;
+    snap->default_broker_configs = cache_.default_broker_configs;
+    return snap;
+}
+
+void ZkMetadataStore::publish() {
+    auto next = build();
+    auto changes = diff_snapshots(*built_, *next);
+    if (changes.empty() && next->cluster_id == built_->cluster_id) return;
+    next->version = ++version_;
+    built_ = next;
+    std::weak_ptr<bool> alive = alive_;
+    boost::asio::post(executor_, [this, alive, next, changes = std::move(changes)]() mutable {
+        if (auto a = alive.lock(); a && *a) apply_published(std::move(next), std::move(changes));
+    });
+}
+
+// ---- I/O thread -------------------------------------------------------------
+
+void ZkMetadataStore::apply_published(std::shared_ptr<const MetadataSnapshot> next,
+                                      std::vector<MetadataChange> changes) {
+    {
+        std::lock_guard lock(snapshot_mutex_);
+        snapshot_ = next;
+    }
+    std::vector<std::shared_ptr<ChangeListener>> listeners;
+    {
+        std::lock_guard lock(listeners_mutex_);
+        for (const auto& [id, l] : listeners_) listeners.push_back(l);
+    }
+    for (const auto& change : changes)
+        for (const auto& l : listeners) (*l)(change);
+    for (Waiter* w : waiters_)
+        if (w->ready(*next)) w->timer.cancel();
+}
+
+Task<bool> ZkMetadataStore::wait_until(const std::function<bool(const MetadataSnapshot&)>& ready,
+                                       std::chrono::milliseconds timeout) {
+    if (ready(*snapshot())) co_return true;
+    Waiter w{ready, boost::asio::steady_timer(executor_, timeout)};
+    waiters_.push_back(&w);
+    boost::system::error_code ec;
+    co_await w.timer.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    waiters_.remove(&w);
+    co_return w.ready(*snapshot());
+}
+
+template <typename F>
+Task<Status> ZkMetadataStore::zk_call(F& operation) {
+    std::string failure;
+    try {
+        auto call = zk_->run(operation);
+        co_return co_await std::move(call);
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    co_return Status::failure(ErrorCode::unknown_server_error, "ZooKeeper: " + failure);
+}
+
+Task<CreateTopicResult> ZkMetadataStore::create_topic(NewTopic topic, bool validate_only) {
+    auto fail = [](const Status& s) {
+        CreateTopicResult r;
+        r.error = s.error;
+        r.message = s.message;
+        return r;
+    };
+    const auto current = snapshot();
+    config::ConfigMap configs;
+    if (auto s = validate_new_topic(*current, topic, &configs); !s.ok()) co_return fail(s);
+    if (validate_only) co_return CreateTopicResult{};
+
+    zk::TopicAssignment assignment;
+    if (topic.assignments.empty()) {
+        auto placed = assign_replicas(topic.num_partitions, topic.replication_factor, live_ids(*current));
+        for (std::size_t p = 0; p < placed.size(); ++p)
+            assignment.partitions[static_cast<std::int32_t>(p)] = std::move(placed[p]);
+    } else {
+        assignment.partitions = topic.assignments;
+    }
+    const Uuid id = Uuid::random();
+    assignment.topic_id = id;
+    const std::string name = topic.name;
+    auto operation = [name, assignment, configs](ZkSession& s) -> Status {
+        if (s.exists(paths::delete_topic(name)))
+            return Status::failure(ErrorCode::topic_already_exists, "Topic '" + name + "' is marked for deletion.");
+        if (s.exists(paths::topic(name)))
+            return Status::failure(ErrorCode::topic_already_exists, "Topic '" + name + "' already exists.");
+        // The config first, as Kafka's AdminZkClient writes it: a broker that
+        // sees the topic sees its config.
+        write_node(s, paths::topic_config(name), zk::encode_config(configs));
+        if (s.create(paths::topic(name), zk::encode_topic_assignment(assignment)) == Result::node_exists)
+            return Status::failure(ErrorCode::topic_already_exists, "Topic '" + name + "' already exists.");
+        return {};
+    };
+    Status written = co_await zk_call(operation);
+    if (!written.ok()) co_return fail(written);
+
+    const std::function<bool(const MetadataSnapshot&)> visible = [&](const MetadataSnapshot& s) {
+        auto t = s.topic(name);
+        return t && t->id == id && has_leaders(*t);
+    };
+    co_await wait_until(visible, propagation_timeout_);
+    CreateTopicResult r;
+    r.topic_id = id;
+    if (auto t = snapshot()->topic(name); t && t->id == id) {
+        r.topic = t;
+    } else {
+        // Not seen yet: described as written, without leaders.
+        auto info = std::make_shared<TopicInfo>();
+        info->name = name;
+        info->id = id;
+        info->internal = is_internal_topic(name);
+        info->configs = configs;
+        for (const auto& [p, replicas] : assignment.partitions) {
+            PartitionInfo part;
+            part.partition = p;
+            part.replicas = replicas;
+            info->partitions.push_back(std::move(part));
+        }
+        r.topic = info;
+    }
+    co_return r;
+}
+
+Task<Status> ZkMetadataStore::delete_topic(std::string name) {
+    if (auto s = validate_topic_deletion(*snapshot(), name); !s.ok()) co_return s;
+    auto operation = [name](ZkSession& s) -> Status {
+        s.create(paths::delete_topic(name), "");
+        return {};
+    };
+    Status marked = co_await zk_call(operation);
+    if (!marked.ok()) co_return marked;
+    const std::function<bool(const MetadataSnapshot&)> gone_everywhere = [&](const MetadataSnapshot& s) {
+        return !s.topic(name);
+    };
+    bool gone = co_await wait_until(gone_everywhere, propagation_timeout_);
+    if (!gone) co_return Status::failure(ErrorCode::request_timed_out, "Topic '" + name + "' is marked for deletion.");
+    co_return Status{};
+}
+
+Task<Status> ZkMetadataStore::create_partitions(std::string name, std::int32_t new_total,
+                                                std::vector<std::vector<std::int32_t>> assignments,
+                                                bool validate_only) {
+    const auto current = snapshot();
+    if (auto s = validate_new_partitions(*current, name, new_total, assignments); !s.ok()) co_return s;
+    if (validate_only) co_return Status{};
+    TopicPtr t = current->topic(name);
+    const auto existing = static_cast<std::int32_t>(t->partitions.size());
+    auto placement = assignments.empty() ? assign_added_partitions(*t, new_total, live_ids(*current)) : assignments;
+    auto operation = [name, existing, placement](ZkSession& s) -> Status {
+        auto node = s.get(paths::topic(name));
+        if (!node) return Status::failure(ErrorCode::unknown_topic_or_partition, "Topic '" + name + "' not found.");
+        auto a = zk::decode_topic_assignment(node->data);
+        if (static_cast<std::int32_t>(a.partitions.size()) != existing)
+            return Status::failure(ErrorCode::invalid_partitions,
+                                   "Topic '" + name + "' changed its partition count meanwhile.");
+        for (std::size_t i = 0; i < placement.size(); ++i)
+            a.partitions[existing + static_cast<std::int32_t>(i)] = placement[i];
+        if (s.set(paths::topic(name), zk::encode_topic_assignment(a), node->version) != Result::ok)
+            return Status::failure(ErrorCode::invalid_partitions,
+                                   "Topic '" + name + "' changed its partition count meanwhile.");
+        return {};
+    };
+    Status written = co_await zk_call(operation);
+    if (!written.ok()) co_return written;
+    const std::function<bool(const MetadataSnapshot&)> visible = [&](const MetadataSnapshot& s) {
+        auto now = s.topic(name);
+        return now && static_cast<std::int32_t>(now->partitions.size()) >= new_total && has_leaders(*now);
+    };
+    co_await wait_until(visible, propagation_timeout_);
+    co_return Status{};
+}
+
+Task<Status> ZkMetadataStore::alter_topic_configs(std::string name, config::ConfigMap configs, bool validate_only) {
+    config::ConfigMap normalized;
+    if (auto s = validate_topic_config_change(*snapshot(), name, configs, &normalized); !s.ok()) co_return s;
+    if (validate_only) co_return Status{};
+    auto operation = [name, normalized](ZkSession& s) -> Status {
+        write_node(s, paths::topic_config(name), zk::encode_config(normalized));
+        notify_config_change(s, "topics/" + name);
+        return {};
+    };
+    Status written = co_await zk_call(operation);
+    if (!written.ok()) co_return written;
+    const std::function<bool(const MetadataSnapshot&)> visible = [&](const MetadataSnapshot& s) {
+        auto t = s.topic(name);
+        return !t || t->configs == normalized;
+    };
+    co_await wait_until(visible, propagation_timeout_);
+    co_return Status{};
+}
+
+Task<Status> ZkMetadataStore::alter_broker_configs(std::optional<std::int32_t> broker_id, config::ConfigMap configs) {
+    auto operation = [broker_id, configs](ZkSession& s) -> Status {
+        write_node(s, paths::broker_config(broker_id), zk::encode_config(configs));
+        notify_config_change(s, "brokers/" + (broker_id ? std::to_string(*broker_id) : std::string("<default>")));
+        return {};
+    };
+    Status written = co_await zk_call(operation);
+    if (!written.ok()) co_return written;
+    const std::function<bool(const MetadataSnapshot&)> visible = [&](const MetadataSnapshot& s) {
+        if (!broker_id) return s.default_broker_configs == configs;
+        auto it = s.broker_configs.find(*broker_id);
+        return configs.empty() ? it == s.broker_configs.end() : it != s.broker_configs.end() && it->second == configs;
+    };
+    co_await wait_until(visible, propagation_timeout_);
+    co_return Status{};
+}
+
+Task<void> ZkMetadataStore::deregister() {
+    std::int32_t id = local_.id;
+    auto operation = [this, id](ZkSession& s) -> Status {
+        registered_ = false;
+        s.remove(paths::broker(id));
+        return {};
+    };
+    co_await zk_call(operation);
+}
+
+MetadataStore::ListenerId ZkMetadataStore::add_listener(ChangeListener listener) {
+    std::lock_guard lock(listeners_mutex_);
+    const ListenerId id = next_listener_id_++;
+    listeners_.emplace_back(id, std::make_shared<ChangeListener>(std::move(listener)));
+    return id;
+}
+
+void ZkMetadataStore::remove_listener(ListenerId id) {
+    std::lock_guard lock(listeners_mutex_);
+    std::erase_if(listeners_, [&](const auto& entry) { return entry.first == id; });
+}
+
+}  // namespace weir::metadata

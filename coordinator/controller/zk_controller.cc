@@ -1,0 +1,262 @@
+#include "coordinator/controller/zk_controller.h"
+
+#include <fmt/ranges.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <charconv>
+#include <chrono>
+
+#include "broker/common/logging.h"
+#include "broker/config/topic_config.h"
+#include "coordinator/controller/partition_leadership.h"
+
+namespace weir::controller {
+namespace paths = zk::paths;
+using zk::Op;
+using zk::Result;
+using zk::ZkSession;
+
+namespace {
+
+// A safety net for a conditional write that lost a race: the controller
+// looks at every partition again this often.
+constexpr std::chrono::seconds kPeriodicCheck{30};
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+std::optional<std::int32_t> parse_int(std::string_view s) {
+    std::int32_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+}  // namespace
+
+ZkController::ZkController(metadata::ZkMetadataStore& store, const config::BrokerConfig& config)
+    : store_(store), config_(config), periodic_(store.executor()) {}
+
+ZkController::~ZkController() {
+    stop();
+    *alive_ = false;
+    // A pass may be running on the ZooKeeper thread: let it finish before
+    // this object goes.
+    store_.zookeeper().run_sync([](ZkSession&) { return 0; });
+}
+
+void ZkController::start() {
+    using Kind = metadata::MetadataChange::Kind;
+    listener_ = store_.add_listener([this](const metadata::MetadataChange& c) {
+        // Its own writes come back as partition_state_changed: not a reason to look again.
+        if (c.kind == Kind::brokers_changed || c.kind == Kind::topic_created || c.kind == Kind::partitions_added)
+            poke();
+    });
+    // Only the controller follows /admin/delete_topics.
+    std::weak_ptr<bool> alive = alive_;
+    auto executor = store_.executor();
+    store_.zookeeper().subscribe([this, alive, executor](ZkSession&, const zk::WatchEvent& e) {
+        // Topics marked for deletion, and topics or partitions written by
+        // other tools (without an id, or grown): the store's watches fire these.
+        const bool assignment = e.path.starts_with(std::string(paths::kTopics) + "/") &&
+                                e.path.find('/', paths::kTopics.size() + 1) == std::string::npos;
+        if (e.path != paths::kDeleteTopics && e.path != paths::kTopics && !assignment) return;
+        boost::asio::post(executor, [this, alive] {
+            if (auto a = alive.lock(); a && *a) poke();
+        });
+    });
+    schedule_periodic();
+    poke();
+}
+
+void ZkController::stop() {
+    if (stopped_) return;
+    stopped_ = true;
+    periodic_.cancel();
+    if (listener_) store_.remove_listener(*listener_);
+    listener_.reset();
+}
+
+void ZkController::schedule_periodic() {
+    periodic_.expires_after(kPeriodicCheck);
+    periodic_.async_wait([this](boost::system::error_code ec) {
+        if (ec || stopped_) return;
+        poke();
+        schedule_periodic();
+    });
+}
+
+void ZkController::poke() {
+    dirty_ = true;
+    if (running_ || stopped_) return;
+    running_ = true;
+    boost::asio::co_spawn(store_.executor(), loop(), boost::asio::detached);
+}
+
+boost::asio::awaitable<void> ZkController::loop() {
+    auto alive = alive_;
+    while (*alive && dirty_ && !stopped_) {
+        dirty_ = false;
+        bool again = false;
+        try {
+            auto pass = store_.zookeeper().run([this](ZkSession& s) { return act(s); });
+            again = co_await std::move(pass);
+        } catch (const std::exception& e) {
+            if (!*alive) co_return;
+            logging::warn("controller: {}", e.what());
+            again = true;  // ZooKeeper is away
+        }
+        if (!*alive) co_return;
+        if (again) {
+            boost::asio::steady_timer pause(store_.executor(), std::chrono::milliseconds(500));
+            co_await pause.async_wait(boost::asio::use_awaitable);
+            if (!*alive) co_return;
+            dirty_ = true;
+        }
+    }
+    running_ = false;
+}
+
+// ---- ZooKeeper thread -------------------------------------------------------
+
+bool ZkController::act(ZkSession& s) {
+    auto node = s.get(std::string(paths::kController), true);
+    if (node) {
+        if (node->ephemeral_owner != s.session_id() || !epoch_) {
+            if (epoch_) logging::info("controller: broker {} resigns, another broker is controller", config_.broker_id);
+            epoch_.reset();
+            return false;
+        }
+    } else {
+        epoch_ = try_elect(s);
+        if (!epoch_) return false;
+        logging::info("controller: broker {} is the controller, epoch {}", config_.broker_id, epoch_->epoch);
+    }
+    switch (reconcile(s, *epoch_)) {
+        case Pass::done:
+            return false;
+        case Pass::again:
+            return true;
+        case Pass::deposed:
+            logging::info("controller: broker {} was deposed (controller epoch moved on)", config_.broker_id);
+            epoch_.reset();
+            return false;
+    }
+    return false;
+}
+
+std::optional<ZkController::Epoch> ZkController::try_elect(ZkSession& s) {
+    const std::string epoch_path(paths::kControllerEpoch);
+    auto current = s.get(epoch_path);
+    if (!current) {
+        s.create(epoch_path, "0");
+        current = s.get(epoch_path);
+        if (!current) return std::nullopt;
+    }
+    auto epoch = parse_int(current->data).value_or(0);
+    auto r = s.multi({Op::create(std::string(paths::kController), zk::encode_controller(config_.broker_id, now_ms()),
+                                 zk::CreateMode::ephemeral),
+                      Op::set(epoch_path, std::to_string(epoch + 1), current->version)});
+    if (r.result != Result::ok) return std::nullopt;
+    return Epoch{epoch + 1, current->version + 1};
+}
+
+bool ZkController::unclean_election(const std::string& topic) const {
+    auto snapshot = store_.snapshot();
+    auto t = snapshot->topic(topic);
+    auto resolved = config::resolve_topic_config(config_, t ? t->configs : config::ConfigMap{},
+                                                 snapshot->dynamic_broker_configs(config_.broker_id));
+    return resolved.unclean_leader_election_enable;
+}
+
+ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch) {
+    const std::string epoch_path(paths::kControllerEpoch);
+    bool raced = false;
+    auto deposed = [&](const zk::MultiResult& r) { return r.result == Result::bad_version && r.failed_op == 0; };
+
+    if (auto marked = s.children(std::string(paths::kDeleteTopics), true)) {
+        for (const auto& topic : *marked) {
+            auto check = s.multi({Op::check(epoch_path, epoch.znode_version)});
+            if (deposed(check)) return Pass::deposed;
+            s.remove_recursive(paths::topic(topic));
+            s.remove(paths::topic_config(topic));
+            s.remove(paths::delete_topic(topic));
+            logging::info("controller: deleted topic {}", topic);
+        }
+    }
+
+    std::set<std::int32_t> live;
+    if (auto ids = s.children(std::string(paths::kBrokerIds)))
+        for (const auto& id : *ids)
+            if (auto n = parse_int(id)) live.insert(*n);
+
+    auto topics = s.children(std::string(paths::kTopics));
+    if (!topics) return Pass::done;
+    for (const auto& topic : *topics) {
+        auto node = s.get(paths::topic(topic));
+        if (!node) continue;
+        zk::TopicAssignment assignment;
+        try {
+            assignment = zk::decode_topic_assignment(node->data);
+        } catch (const zk::ZkDataError& e) {
+            logging::warn("controller: unreadable assignment of topic {}: {}", topic, e.what());
+            continue;
+        }
+        if (!assignment.topic_id) {
+            assignment.topic_id = Uuid::random();
+            auto r = s.multi({Op::check(epoch_path, epoch.znode_version),
+                              Op::set(paths::topic(topic), zk::encode_topic_assignment(assignment), node->version)});
+            if (deposed(r)) return Pass::deposed;
+        }
+        const bool unclean = unclean_election(topic);
+        for (const auto& [p, replicas] : assignment.partitions) {
+            const std::string state_path = paths::partition_state(topic, p);
+            auto state_node = s.get(state_path);
+            PartitionView view;
+            view.replicas = replicas;
+            view.live = live;
+            view.unclean_election = unclean;
+            view.controller_epoch = epoch.epoch;
+            if (state_node && !state_node->data.empty()) {
+                try {
+                    view.current = zk::decode_partition_state(state_node->data);
+                } catch (const zk::ZkDataError& e) {
+                    logging::warn("controller: unreadable state of {}-{}: {}", topic, p, e.what());
+                    continue;
+                }
+            }
+            auto next = next_partition_state(view);
+            if (!next) continue;
+            zk::MultiResult r;
+            if (state_node) {
+                r = s.multi({Op::check(epoch_path, epoch.znode_version),
+                             Op::set(state_path, zk::encode_partition_state(*next), state_node->version)});
+            } else {
+                s.ensure_path(paths::topic_partitions(topic) + "/" + std::to_string(p));
+                r = s.multi({Op::check(epoch_path, epoch.znode_version),
+                             Op::create(state_path, zk::encode_partition_state(*next))});
+            }
+            if (deposed(r)) return Pass::deposed;
+            if (r.result != Result::ok) {
+                raced = true;  // with a leader's ISR update; look again
+                continue;
+            }
+            logging::info("controller: {}-{} leader {} epoch {} isr [{}]", topic, p, next->leader, next->leader_epoch,
+                          fmt::join(next->isr, ","));
+        }
+    }
+    return raced ? Pass::again : Pass::done;
+}
+
+std::unique_ptr<server::ClusterService> make_cluster_controller(metadata::MetadataStore& store,
+                                                                const config::BrokerConfig& config) {
+    auto* zk_store = dynamic_cast<metadata::ZkMetadataStore*>(&store);
+    if (!zk_store) return nullptr;
+    return std::make_unique<ZkController>(*zk_store, config);
+}
+
+}  // namespace weir::controller

@@ -1,0 +1,64 @@
+#pragma once
+// The cluster controller over ZooKeeper (Kafka's KafkaController, the parts a
+// Weir cluster needs). Every broker runs one; the one that creates the
+// ephemeral /controller node (and bumps /controller_epoch in the same
+// multi-op) acts until its session ends. Acting means: electing leaders of new
+// partitions, moving leadership off brokers that are gone (ISR members only,
+// unless unclean election is enabled), dropping gone brokers from ISRs,
+// deleting topics marked under /admin/delete_topics and giving topics written
+// without an id one. Every write is conditioned on the controller epoch's
+// znode version (a deposed controller's writes fail) and on the partition
+// state's version. Brokers learn the results through their own watches.
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "broker/config/broker_config.h"
+#include "broker/metadata/zookeeper/zk_metadata_store.h"
+#include "broker/server/cluster_service.h"
+
+namespace weir::controller {
+
+class ZkController final : public server::ClusterService {
+public:
+    ZkController(metadata::ZkMetadataStore& store, const config::BrokerConfig& config);
+    ~ZkController() override;
+
+    void start() override;
+    void stop() override;
+
+private:
+    struct Epoch {
+        std::int32_t epoch = 0;
+        std::int32_t znode_version = 0;  // of /controller_epoch
+    };
+
+    void poke();
+    boost::asio::awaitable<void> loop();
+    void schedule_periodic();
+
+    // ZooKeeper thread. act: elect or check that this broker still controls,
+    // then reconcile; true to look again shortly.
+    enum class Pass { done, again, deposed };
+    bool act(zk::ZkSession& s);
+    std::optional<Epoch> try_elect(zk::ZkSession& s);
+    Pass reconcile(zk::ZkSession& s, const Epoch& epoch);
+    bool unclean_election(const std::string& topic) const;
+
+    metadata::ZkMetadataStore& store_;
+    const config::BrokerConfig& config_;
+    std::optional<Epoch> epoch_;  // ZooKeeper thread: set while this broker is the controller
+    std::optional<metadata::MetadataStore::ListenerId> listener_;
+    bool running_ = false;
+    bool dirty_ = false;
+    bool stopped_ = false;
+    boost::asio::steady_timer periodic_;
+    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+// The controller when the broker runs in ZooKeeper mode; nullptr otherwise.
+std::unique_ptr<server::ClusterService> make_cluster_controller(metadata::MetadataStore& store,
+                                                                const config::BrokerConfig& config);
+
+}  // namespace weir::controller
