@@ -17,10 +17,7 @@ bench_options() {  # default repetitions, then the script's arguments: sets REPS
 
 bench_build() {  # targets...
   if [[ ! -f $BUILD/build.ninja ]]; then
-    # GCC 12 -O3 reports false -Wstringop-overflow (inlined wire::Writer) and
-    # -Wrestrict (std::string in the coordinator).
-    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEIR_BENCH=ON \
-      "-DCMAKE_CXX_FLAGS=-Wno-stringop-overflow -Wno-restrict" >/dev/null
+    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEIR_BENCH=ON >/dev/null
   fi
   nice -n 10 ninja -C "$BUILD" "$@" >/dev/null
 }

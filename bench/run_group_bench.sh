@@ -163,8 +163,9 @@ replay_case() {
   awk -v label="$label" '
     function flush() { if (run >= 0) printf "RESULT phase=replay_log run=%d started_ms=%s max_load_ms=%s offsets=%d server=weir case=%s\n", run, started, maxload, offsets, label }
     / started in / { flush(); run++; started = $0; sub(/.* started in /, "", started); sub(/ ms.*/, "", started); maxload = 0; offsets = 0 }
+    / INFO replayed [0-9]+ records of __consumer_offsets-/ {
+      ms = $0; sub(/.* in /, "", ms); sub(/ ms.*/, "", ms); if (ms + 0 > maxload + 0) maxload = ms }
     / INFO loaded .* offsets\) from __consumer_offsets/ {
-      ms = $0; sub(/.* in /, "", ms); sub(/ ms.*/, "", ms); if (ms + 0 > maxload + 0) maxload = ms
       n = $0; sub(/.*groups \(/, "", n); sub(/ offsets.*/, "", n); offsets += n }
     BEGIN { run = -1 } END { flush() }' "$WORK/replay.log" | tee -a "$RESULTS"
   cat "$WORK/replay.log" >>"$WORK/weir.log"; rm -f "$WORK/replay.log"
