@@ -42,6 +42,7 @@ struct Limits {
     std::int32_t min_bytes = 0;
     std::int64_t response_max = 0;
     bool read_committed = false;
+    std::int32_t replica_id = -1;  // a follower's fetch: >= 0
     std::chrono::steady_clock::time_point deadline;
 };
 
@@ -123,6 +124,9 @@ Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector
     params.max_bytes = limits.response_max;
     params.isolation =
         limits.read_committed ? partitions::FetchIsolation::txn_committed : partitions::FetchIsolation::high_watermark;
+    // Followers read up to the log end (Kafka's FetchLogEnd).
+    if (limits.replica_id >= 0) params.isolation = partitions::FetchIsolation::log_end;
+    params.replica_id = limits.replica_id;
     params.deadline = limits.deadline;
     std::vector<partitions::FetchPartition> reads;
     reads.reserve(targets.size());
@@ -201,6 +205,8 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
     limits.min_bytes = request.min_bytes;
     limits.response_max = version >= 3 ? std::max<std::int32_t>(request.max_bytes, 0) : INT32_MAX;
     limits.read_committed = version >= 4 && request.isolation_level == 1;
+    // Up to v14 in the request, from v15 in its ReplicaState (KIP-903).
+    limits.replica_id = version >= 15 ? request.replica_state.replica_id : request.replica_id;
     limits.deadline = ctx.received + std::chrono::milliseconds(std::max<std::int32_t>(request.max_wait_ms, 0));
     TopicNames names(broker, version);
     auto& sessions = broker.fetch_sessions;

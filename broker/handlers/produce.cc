@@ -48,6 +48,7 @@ Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& c
             partitions::ProduceLimits limits;
             limits.produce_version = ctx.version();
             limits.max_message_bytes = broker.topic_max_message_bytes(topic.name);
+            limits.acks_all = request.acks == kAcksAll;
             wire::ByteSpan records = partition.records ? partition.records->bytes() : wire::ByteSpan{};
             TopicPartition tp{topic.name, partition.index};
             auto result = broker.partitions.produce(tp, records, limits);

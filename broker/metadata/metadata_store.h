@@ -11,6 +11,7 @@
 
 #include "broker/config/config_types.h"
 #include "broker/metadata/metadata_types.h"
+#include "protocol/topic_partition.h"
 
 namespace weir::metadata {
 
@@ -66,6 +67,18 @@ public:
     // given: validating them needs the broker's static config, so callers run
     // config::validate_dynamic_broker_configs first.
     virtual Task<Status> alter_broker_configs(std::optional<std::int32_t> broker_id, config::ConfigMap configs) = 0;
+
+    // A partition leader's new ISR (Kafka's ZooKeeper-mode ISR update, later
+    // AlterPartition), written only if this broker still leads the partition
+    // in `leader_epoch` (else FENCED_LEADER_EPOCH). Completes once this
+    // broker's snapshot shows it. Backends whose ISR never changes (a single
+    // node) refuse it.
+    virtual Task<Status> alter_partition_isr(TopicPartition tp, std::int32_t leader_epoch,
+                                             std::vector<std::int32_t> isr) {
+        co_return Status::failure(ErrorCode::invalid_request,
+                                  "ISR of " + tp.to_string() + " cannot change on a single node (epoch " +
+                                      std::to_string(leader_epoch) + ", " + std::to_string(isr.size()) + " replicas)");
+    }
 
     // Called after each change is durable, before the mutation that made it
     // completes, on the thread that made it, in change order. A listener may

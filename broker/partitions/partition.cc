@@ -6,7 +6,9 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "broker/common/logging.h"
+#include "broker/storage/leader_epoch_checkpoint.h"
 #include "broker/storage/partition_log.h"
+#include "protocol/records/record_batch.h"
 
 namespace weir::partitions {
 
@@ -41,7 +43,21 @@ Partition::Partition(TopicPartition tp, std::int32_t local_broker_id, std::share
       local_broker_id_(local_broker_id),
       log_(std::move(log)),
       executor_(std::move(executor)),
-      high_watermark_(log_->log_end_offset()) {}
+      high_watermark_(log_->log_start_offset()) {
+    epoch_starts_ = storage::read_leader_epoch_checkpoint(log_->dir());
+    // Epochs past the log end were lost with their data (an unclean stop).
+    const auto before = epoch_starts_.size();
+    while (!epoch_starts_.empty() && epoch_starts_.back().second > log_->log_end_offset()) epoch_starts_.pop_back();
+    if (epoch_starts_.size() != before) save_epochs();
+}
+
+void Partition::save_epochs() {
+    try {
+        storage::write_leader_epoch_checkpoint(log_->dir(), epoch_starts_);
+    } catch (const std::exception& e) {
+        logging::error("writing the leader epoch checkpoint of {} failed: {}", tp_.to_string(), e.what());
+    }
+}
 
 Partition::~Partition() = default;
 
@@ -57,9 +73,13 @@ void Partition::set_state(const LeaderAndIsr& state) {
     leader_epoch_ = state.leader_epoch;
     replicas_ = state.replicas;
     isr_ = state.isr;
-    std::erase_if(follower_positions_, [&](const auto& entry) {
+    proposed_isr_.reset();
+    auto gone = [&](const auto& entry) {
         return std::find(replicas_.begin(), replicas_.end(), entry.first) == replicas_.end();
-    });
+    };
+    std::erase_if(follower_positions_, gone);
+    std::erase_if(follower_caught_up_, gone);
+    std::erase_if(follower_last_fetch_, gone);
 }
 
 void Partition::start_epoch(std::int32_t epoch) {
@@ -70,6 +90,7 @@ void Partition::start_epoch(std::int32_t epoch) {
     while (!epoch_starts_.empty() && (epoch_starts_.back().first >= epoch || epoch_starts_.back().second >= start))
         epoch_starts_.pop_back();
     epoch_starts_.emplace_back(epoch, start);
+    save_epochs();
 }
 
 ErrorCode Partition::make_leader(const LeaderAndIsr& state) {
@@ -80,8 +101,12 @@ ErrorCode Partition::make_leader(const LeaderAndIsr& state) {
     is_leader_ = true;
     if (new_epoch) {
         start_epoch(state.leader_epoch);
-        // Followers prove their position again in the new epoch.
+        // Followers prove their position again in the new epoch; the ones in
+        // the ISR get max_lag from now to do so.
         follower_positions_.clear();
+        follower_caught_up_.clear();
+        follower_last_fetch_.clear();
+        leader_since_ = std::chrono::steady_clock::now();
     }
     // A shrunk ISR may let the high watermark move.
     maybe_advance_high_watermark();
@@ -143,12 +168,138 @@ bool Partition::maybe_advance_high_watermark() {
     return true;
 }
 
-bool Partition::update_follower_position(std::int32_t replica, std::int64_t log_end_offset) {
+bool Partition::update_follower_position(std::int32_t replica, std::int64_t log_end_offset,
+                                         std::chrono::steady_clock::time_point now) {
     if (stopped_ || !is_leader_ || replica == local_broker_id_) return false;
     if (std::find(replicas_.begin(), replicas_.end(), replica) == replicas_.end()) return false;
-    follower_positions_[replica] = std::min(log_end_offset, log_->log_end_offset());
+    const auto leader_end = log_->log_end_offset();
+    follower_positions_[replica] = std::min(log_end_offset, leader_end);
+    // Kafka's Replica.updateFetchState: caught up now if it has everything,
+    // or as of its previous fetch if it has all the leader had then (under
+    // steady production a follower is never level with the log end).
+    auto& last = follower_last_fetch_[replica];
+    auto& caught_up = follower_caught_up_[replica];
+    if (log_end_offset >= leader_end) {
+        caught_up = std::max(caught_up, now);
+    } else if (last.first > 0 && log_end_offset >= last.first) {
+        caught_up = std::max(caught_up, last.second);
+    }
+    last = {leader_end, now};
     if (maybe_advance_high_watermark()) change_listeners_.notify();
     return true;
+}
+
+std::optional<std::vector<std::int32_t>> Partition::isr_change(std::chrono::steady_clock::time_point now,
+                                                               std::chrono::milliseconds max_lag) {
+    if (stopped_ || !is_leader_) return std::nullopt;
+    // One proposal at a time; one the metadata never answered is retried.
+    if (proposed_isr_ && now - proposed_at_ < max_lag) return std::nullopt;
+    const auto epoch_start = epoch_starts_.empty() ? log_->log_start_offset() : epoch_starts_.back().second;
+    std::vector<std::int32_t> next;
+    for (auto replica : replicas_) {
+        const bool in_isr = std::find(isr_.begin(), isr_.end(), replica) != isr_.end();
+        if (replica == local_broker_id_) {
+            next.push_back(replica);
+            continue;
+        }
+        auto caught_up = follower_caught_up_.find(replica);
+        auto last = caught_up == follower_caught_up_.end() ? leader_since_ : std::max(caught_up->second, leader_since_);
+        if (in_isr) {
+            if (now - last <= max_lag) next.push_back(replica);
+            continue;
+        }
+        auto position = follower_positions_.find(replica);
+        if (position != follower_positions_.end() && position->second >= high_watermark_ &&
+            position->second >= epoch_start)
+            next.push_back(replica);
+    }
+    std::vector<std::int32_t> current = isr_;
+    std::vector<std::int32_t> proposed = next;
+    std::sort(current.begin(), current.end());
+    std::sort(proposed.begin(), proposed.end());
+    if (current == proposed) return std::nullopt;
+    proposed_isr_ = next;
+    proposed_at_ = now;
+    return next;
+}
+
+AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches) {
+    AppendResult result;
+    if (stopped_) {
+        result.error = stop_reason_;
+        return result;
+    }
+    if (is_leader_) {
+        result.error = ErrorCode::not_leader_or_follower;
+        return result;
+    }
+    try {
+        auto appended = log_->append_replicated(batches);
+        result.base_offset = appended.base_offset;
+        result.last_offset = appended.last_offset;
+        result.log_start_offset = appended.log_start_offset;
+    } catch (const storage::StorageError& e) {
+        logging::error("replicated append to {} failed: {}", tp_.to_string(), e.what());
+        result.error = ErrorCode::kafka_storage_error;
+        result.error_message = e.what();
+        return result;
+    } catch (const wire::DecodeError& e) {
+        result.error = ErrorCode::corrupt_message;
+        result.error_message = e.what();
+        return result;
+    }
+    // The leader's epochs become this replica's history (Kafka's follower
+    // assigns its leader epoch cache from the batches it appends).
+    bool learned = false;
+    for (std::size_t pos = 0; pos < batches.size();) {
+        auto h = records::parse_batch_header(batches.subspan(pos));
+        if (h.partition_leader_epoch >= 0 &&
+            (epoch_starts_.empty() || h.partition_leader_epoch > epoch_starts_.back().first)) {
+            epoch_starts_.emplace_back(h.partition_leader_epoch, h.base_offset);
+            learned = true;
+        }
+        pos += h.total_size();
+    }
+    if (learned) save_epochs();
+    change_listeners_.notify();
+    return result;
+}
+
+void Partition::follow_high_watermark(std::int64_t leader_high_watermark) {
+    if (stopped_ || is_leader_) return;
+    const auto next = std::min(leader_high_watermark, log_->log_end_offset());
+    if (next == high_watermark_) return;
+    high_watermark_ = next;
+    change_listeners_.notify();
+}
+
+void Partition::follow_log_start_offset(std::int64_t leader_log_start_offset) {
+    if (stopped_ || is_leader_ || leader_log_start_offset <= log_->log_start_offset()) return;
+    try {
+        if (leader_log_start_offset > log_->log_end_offset()) {
+            log_->truncate_fully_and_start_at(leader_log_start_offset);
+        } else {
+            log_->delete_records_before(leader_log_start_offset);
+        }
+    } catch (const storage::StorageError& e) {
+        logging::error("moving the log start of {} to {} failed: {}", tp_.to_string(), leader_log_start_offset,
+                       e.what());
+    }
+}
+
+void Partition::truncate_to(std::int64_t offset) {
+    if (stopped_ || offset >= log_->log_end_offset()) return;
+    log_->truncate_to(offset);
+    const auto before = epoch_starts_.size();
+    while (!epoch_starts_.empty() && epoch_starts_.back().second >= offset) epoch_starts_.pop_back();
+    if (epoch_starts_.size() != before) save_epochs();
+    high_watermark_ = std::min(high_watermark_, log_->log_end_offset());
+    change_listeners_.notify();
+}
+
+std::optional<std::int32_t> Partition::latest_epoch() const {
+    if (epoch_starts_.empty()) return std::nullopt;
+    return epoch_starts_.back().first;
 }
 
 AppendResult Partition::append(std::span<std::uint8_t> batches) {

@@ -162,8 +162,8 @@ public:
     // batches appended from now on and starts at the log end in the epoch
     // history OffsetForLeaderEpoch answers from.
     ErrorCode make_leader(const LeaderAndIsr& state);
-    // Followers do not fetch yet (cluster mode): this one only stops leading,
-    // failing its acks=all waiters with NOT_LEADER_OR_FOLLOWER.
+    // Stops leading (acks=all waiters fail with NOT_LEADER_OR_FOLLOWER); the
+    // replica fetcher then truncates and appends what the leader has.
     ErrorCode make_follower(const LeaderAndIsr& state);
     // For good (deleted or no longer hosted): waiters wake with `reason`, and
     // every later request gets it.
@@ -189,10 +189,33 @@ public:
     [[nodiscard]] std::int64_t last_stable_offset() const { return high_watermark_; }
     [[nodiscard]] std::vector<std::int64_t> segment_base_offsets() const;
 
-    // A follower's log end as its fetch reports it (the replica fetch path of
-    // cluster mode); may advance the high watermark. False if ignored (not
-    // leader, not an assigned follower).
-    bool update_follower_position(std::int32_t replica, std::int64_t log_end_offset);
+    // A follower's log end as its fetch reports it; may advance the high
+    // watermark. False if ignored (not leader, not an assigned follower).
+    bool update_follower_position(std::int32_t replica, std::int64_t log_end_offset,
+                                  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
+    // Leader: the ISR this partition should have (Kafka's maybeShrinkIsr and
+    // maybeExpandIsr), or nullopt when it is right or a change is already
+    // proposed. Followers that have not caught up with the log end within
+    // `max_lag` leave; a replica whose log end reached the high watermark (and
+    // this epoch's start) joins. Never removes the leader. The ISR changes
+    // only once the metadata says so (make_leader with the same epoch), so a
+    // proposal that fails changes nothing.
+    std::optional<std::vector<std::int32_t>> isr_change(std::chrono::steady_clock::time_point now,
+                                                        std::chrono::milliseconds max_lag);
+
+    // ---- follower ----
+    // Appends the leader's batches as they are (offsets and epochs kept) and
+    // learns their epochs. NOT_LEADER_OR_FOLLOWER if this replica leads.
+    AppendResult append_as_follower(std::span<const std::uint8_t> batches);
+    // The leader's high watermark, as far as this log reaches.
+    void follow_high_watermark(std::int64_t leader_high_watermark);
+    // The leader's log start offset (retention, DeleteRecords), when above ours.
+    void follow_log_start_offset(std::int64_t leader_log_start_offset);
+    // Removes everything from `offset` on (divergence from the new leader).
+    void truncate_to(std::int64_t offset);
+    // The latest epoch this log holds data of, if any (OffsetForLeaderEpoch's
+    // question to the leader).
+    [[nodiscard]] std::optional<std::int32_t> latest_epoch() const;
 
     // ---- writes and reads ----
     // Appends validated v2 batches as leader (offsets and epoch rewritten in
@@ -234,6 +257,8 @@ private:
     // The smallest log end among the ISR; returns whether it moved.
     bool maybe_advance_high_watermark();
     void start_epoch(std::int32_t epoch);
+    // Kafka's leader-epoch-checkpoint, rewritten when the history changes.
+    void save_epochs();
     void set_state(const LeaderAndIsr& state);
 
     TopicPartition tp_;
@@ -248,13 +273,23 @@ private:
     ErrorCode stop_reason_ = ErrorCode::none;
     std::vector<std::int32_t> replicas_;
     std::vector<std::int32_t> isr_;
-    // Followers' log ends as last reported in this epoch (unknown: absent).
+    // Followers' log ends as last reported in this epoch (unknown: absent),
+    // and when each last had all of the leader's log.
     std::map<std::int32_t, std::int64_t> follower_positions_;
+    std::map<std::int32_t, std::chrono::steady_clock::time_point> follower_caught_up_;
+    // Per follower: the leader's log end and the time at its previous fetch.
+    std::map<std::int32_t, std::pair<std::int64_t, std::chrono::steady_clock::time_point>> follower_last_fetch_;
+    std::chrono::steady_clock::time_point leader_since_;
+    // The ISR last proposed and not yet seen in the metadata.
+    std::optional<std::vector<std::int32_t>> proposed_isr_;
+    std::chrono::steady_clock::time_point proposed_at_;
     // (epoch, its first offset), oldest first: Kafka's leader epoch cache,
-    // in memory only; the data present when the partition first led counts
-    // as that first epoch's.
+    // kept in the partition's leader-epoch-checkpoint; data older than any
+    // entry (written before the file existed) counts as the first epoch's.
     std::vector<std::pair<std::int32_t, std::int64_t>> epoch_starts_;
-    // No checkpoint yet: a reopened log's high watermark starts at its end.
+    // No checkpoint yet: a reopened log's high watermark starts at its start
+    // and moves up as a leader learns its ISR's positions (at once when the
+    // ISR is this broker alone), or as a follower learns the leader's.
     std::int64_t high_watermark_ = 0;
 
     HighWatermarkWaiters high_watermark_waiters_;

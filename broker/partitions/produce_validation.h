@@ -17,6 +17,7 @@ namespace weir::partitions {
 struct ProduceLimits {
     std::int32_t max_message_bytes = 1048588;  // per batch (max.message.bytes)
     std::int16_t produce_version = 0;
+    bool acks_all = false;  // acks=-1: the ISR must meet min.insync.replicas
 };
 
 // One rejected record (Produce v8+ BatchIndexAndErrorMessage).

@@ -26,6 +26,10 @@ asio::awaitable<std::vector<FetchPartitionResult>> ReplicaManager::fetch(FetchPa
             unresolved = true;
     }
 
+    if (params.replica_id >= 0)
+        for (const auto& p : partitions)
+            if (p.partition) follower_fetched(*p.partition, params.replica_id, p.fetch_offset);
+
     while (true) {
         bool any_error = unresolved;
         std::int64_t total = 0;

@@ -78,6 +78,17 @@ ProduceResult ReplicaManager::produce(const TopicPartition& tp, wire::ByteSpan r
         result.error = ErrorCode::unknown_topic_or_partition;
         return result;
     }
+    // Kafka's Partition.appendRecordsToLeader: acks=all needs enough
+    // in-sync replicas before anything is written.
+    if (limits.acks_all && partition->is_leader() &&
+        static_cast<std::int32_t>(partition->isr().size()) < partition->config().min_insync_replicas) {
+        result.error = ErrorCode::not_enough_replicas;
+        result.error_message = "The size of the current ISR " + std::to_string(partition->isr().size()) +
+                               " is insufficient to satisfy the min.isr requirement of " +
+                               std::to_string(partition->config().min_insync_replicas) + " for partition " +
+                               tp.to_string();
+        return result;
+    }
     auto validated = validate_produced_records(tp, records, limits, partition->config());
     if (validated.error != ErrorCode::none) {
         result.error = validated.error;
@@ -102,7 +113,39 @@ asio::awaitable<ErrorCode> ReplicaManager::wait_for_high_watermark(TopicPartitio
     auto partition = get(tp);
     if (!partition) co_return ErrorCode::unknown_topic_or_partition;
     if (stopping_ && partition->high_watermark() < offset) co_return ErrorCode::request_timed_out;
-    co_return co_await partition->wait_for_high_watermark(offset, deadline);
+    auto error = co_await partition->wait_for_high_watermark(offset, deadline);
+    // Replicated, but the ISR shrank below min.insync.replicas meanwhile
+    // (Kafka's DelayedProduce).
+    if (error == ErrorCode::none &&
+        static_cast<std::int32_t>(partition->isr().size()) < partition->config().min_insync_replicas)
+        co_return ErrorCode::not_enough_replicas_after_append;
+    co_return error;
+}
+
+void ReplicaManager::set_isr_proposer(IsrProposer proposer, std::chrono::milliseconds replica_lag_max) {
+    isr_proposer_ = std::move(proposer);
+    replica_lag_max_ = replica_lag_max;
+}
+
+void ReplicaManager::follower_fetched(Partition& partition, std::int32_t replica, std::int64_t fetch_offset) {
+    if (!partition.update_follower_position(replica, fetch_offset) || !isr_proposer_) return;
+    if (auto isr = partition.isr_change(std::chrono::steady_clock::now(), replica_lag_max_))
+        isr_proposer_(partition.topic_partition(), partition.leader_epoch(), std::move(*isr));
+}
+
+void ReplicaManager::maintain_isrs() {
+    if (!isr_proposer_) return;
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& [tp, partition] : partitions_)
+        if (auto isr = partition->isr_change(now, replica_lag_max_))
+            isr_proposer_(tp, partition->leader_epoch(), std::move(*isr));
+}
+
+std::vector<std::shared_ptr<Partition>> ReplicaManager::hosted() const {
+    std::vector<std::shared_ptr<Partition>> out;
+    out.reserve(partitions_.size());
+    for (const auto& [tp, partition] : partitions_) out.push_back(partition);
+    return out;
 }
 
 void ReplicaManager::wake_all() {

@@ -50,6 +50,8 @@ struct FetchParams {
     std::int32_t min_bytes = 0;
     std::int64_t max_bytes = 0;  // the whole response's (KIP-74)
     FetchIsolation isolation = FetchIsolation::high_watermark;
+    // A follower's fetch (>= 0): its fetch offsets are its log ends.
+    std::int32_t replica_id = -1;
     std::chrono::steady_clock::time_point deadline;
 };
 
@@ -114,6 +116,22 @@ public:
     // REQUEST_TIMED_OUT, and nothing parks any more.
     void wake_all();
 
+    // ---- replication (leaders) ----
+    // How a leader asks for a new ISR (the metadata store writes it, fenced
+    // by the leader epoch); the change takes effect when the metadata applies
+    // it. Unset: ISRs never change (single node).
+    using IsrProposer =
+        std::function<void(const TopicPartition& tp, std::int32_t leader_epoch, std::vector<std::int32_t> isr)>;
+    void set_isr_proposer(IsrProposer proposer, std::chrono::milliseconds replica_lag_max);
+    // A follower's fetch at `fetch_offset` (its log end): may advance the high
+    // watermark and bring the follower back into the ISR.
+    void follower_fetched(Partition& partition, std::int32_t replica, std::int64_t fetch_offset);
+    // Periodically: followers that fell behind for longer than
+    // replica.lag.time.max.ms leave the ISR.
+    void maintain_isrs();
+    // Every hosted partition (the replica fetchers walk them).
+    [[nodiscard]] std::vector<std::shared_ptr<Partition>> hosted() const;
+
 private:
     std::shared_ptr<Partition> get_or_create(const TopicPartition& tp);
 
@@ -123,6 +141,8 @@ private:
     std::int32_t local_broker_id_;
     std::unordered_map<TopicPartition, std::shared_ptr<Partition>> partitions_;
     bool stopping_ = false;
+    IsrProposer isr_proposer_;
+    std::chrono::milliseconds replica_lag_max_{30000};
 };
 
 }  // namespace weir::partitions

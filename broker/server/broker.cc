@@ -1,5 +1,7 @@
 #include "broker/server/broker.h"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
@@ -9,6 +11,7 @@
 #include "broker/config/config_keys.h"
 #include "broker/config/dynamic_broker_config.h"
 #include "broker/metadata/open_store.h"
+#include "broker/metadata/zookeeper/zk_metadata_store.h"
 
 namespace weir::server {
 
@@ -77,6 +80,7 @@ void Broker::schedule_periodic() {
             core_->logs().flush_due();
             if (retention_due()) core_->logs().enforce_retention();
             core_->logs().checkpoint();
+            core_->partitions().maintain_isrs();
         } catch (const std::exception& e) {
             logging::error("periodic log maintenance failed: {}", e.what());
         }
@@ -120,6 +124,35 @@ void Broker::stop() {
     if (stopped_) return;
     stopped_ = true;
     logging::info("shutting down");
+    auto* zk = core_ ? dynamic_cast<metadata::ZkMetadataStore*>(&core_->metadata()) : nullptr;
+    if (zk && config::as_bool(broker_value(config_.static_props, "controlled.shutdown.enable"))) {
+        asio::co_spawn(io_, hand_over_leadership(*zk), asio::detached);
+        return;
+    }
+    finish_stop();
+}
+
+// Kafka's controlled shutdown, through ZooKeeper: this broker's registration
+// goes first, so the controller moves its leadership to other in-sync
+// replicas while it still answers (clients are told NOT_LEADER_OR_FOLLOWER
+// and follow); then the broker stops. Bounded: partitions it alone holds
+// stay with it.
+asio::awaitable<void> Broker::hand_over_leadership(metadata::ZkMetadataStore& zk) {
+    auto deregistered = zk.deregister();
+    co_await std::move(deregistered);
+    const auto me = config_.broker_id;
+    const std::function<bool(const metadata::MetadataSnapshot&)> moved = [me](const metadata::MetadataSnapshot& s) {
+        for (const auto& [name, topic] : s.topics_by_name)
+            for (const auto& p : topic->partitions)
+                if (p.leader == me && p.isr.size() > 1) return false;
+        return true;
+    };
+    auto waited = zk.wait_until(moved, std::chrono::milliseconds(10000));
+    if (!co_await std::move(waited)) logging::warn("leadership did not move within 10 s; stopping anyway");
+    finish_stop();
+}
+
+void Broker::finish_stop() {
     for (auto& l : listeners_) l->stop();
     if (core_) {
         core_->context().stopping_flag = true;

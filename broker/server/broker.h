@@ -1,6 +1,7 @@
 #pragma once
 // One Weir broker process: a BrokerCore (metadata, storage, partitions), the
 // group coordinator, the dispatcher and the listeners, run on one I/O thread.
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <functional>
@@ -14,6 +15,10 @@
 #include "broker/net/listener.h"
 #include "broker/server/broker_core.h"
 #include "broker/server/cluster_service.h"
+
+namespace weir::metadata {
+class ZkMetadataStore;
+}
 
 namespace weir::server {
 
@@ -41,6 +46,8 @@ public:
 
 private:
     void start();
+    boost::asio::awaitable<void> hand_over_leadership(metadata::ZkMetadataStore& zk);
+    void finish_stop();
     void schedule_periodic();
     bool retention_due();
     void schedule_cleaner(std::chrono::milliseconds delay);

@@ -1,5 +1,11 @@
 #include "broker/server/broker_core.h"
 
+#include <fmt/ranges.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+
+#include "broker/common/logging.h"
 #include "broker/config/config_def.h"
 #include "broker/config/config_keys.h"
 #include "broker/config/topic_config.h"
@@ -26,6 +32,7 @@ partitions::LogConfig to_log_config(const config::TopicConfig& t) {
     c.min_compaction_lag_ms = t.min_compaction_lag_ms;
     c.max_compaction_lag_ms = t.max_compaction_lag_ms;
     c.min_cleanable_dirty_ratio = t.min_cleanable_dirty_ratio;
+    c.min_insync_replicas = t.min_insync_replicas;
     return c;
 }
 
@@ -60,7 +67,8 @@ partitions::LogConfig log_config_for(const config::BrokerConfig& config, const m
     return log_config;
 }
 
-BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_executor executor) : config_(config) {
+BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_executor executor)
+    : config_(config), executor_(executor) {
     metadata_ = metadata::open_metadata_store(config_, executor);
     auto config_for_topic = [this](const std::string& topic) {
         return log_config_for(config_, *metadata_->snapshot(), topic);
@@ -71,6 +79,17 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
     log_options.cleaner = cleaner_options(config_);
     logs_ = std::make_unique<storage::LogManager>(std::move(log_options));
     partitions_ = std::make_unique<partitions::ReplicaManager>(executor, *logs_, config_for_topic, config_.broker_id);
+    if (!config_.single_node()) {
+        // Cluster mode: followers fetch from their leaders, leaders keep
+        // their ISR in the metadata.
+        fetchers_ = std::make_unique<replication::ReplicaFetcherManager>(
+            executor, replication::FetcherOptions::from(config_), *metadata_, *partitions_);
+        partitions_->set_isr_proposer(
+            [this](const TopicPartition& tp, std::int32_t epoch, std::vector<std::int32_t> isr) {
+                boost::asio::co_spawn(executor_, propose_isr(tp, epoch, std::move(isr)), boost::asio::detached);
+            },
+            std::chrono::milliseconds(config_.replica_lag_time_max_ms));
+    }
     context_ = std::make_unique<handlers::BrokerContext>(
         handlers::BrokerContext{config_, *metadata_, *partitions_, std::move(executor)});
     context_->fetch_sessions = handlers::FetchSessionCache(
@@ -89,16 +108,32 @@ void BrokerCore::shutdown() {
     if (!logs_) return;
     if (listener_) metadata_->remove_listener(*listener_);
     listener_.reset();
+    if (fetchers_) fetchers_->stop();
     partitions_->wake_all();
     context_.reset();
+    fetchers_.reset();
     partitions_.reset();
     logs_->shutdown();
     logs_.reset();
 }
 
 void BrokerCore::host(const metadata::TopicInfo& topic) {
-    for (const auto& p : topic.partitions)
-        partitions_->apply({topic.name, p.partition}, {p.leader, p.leader_epoch, p.replicas, p.isr});
+    for (const auto& p : topic.partitions) {
+        TopicPartition tp{topic.name, p.partition};
+        partitions_->apply(tp, {p.leader, p.leader_epoch, p.replicas, p.isr});
+        if (fetchers_) fetchers_->update(tp);
+    }
+}
+
+boost::asio::awaitable<void> BrokerCore::propose_isr(TopicPartition tp, std::int32_t leader_epoch,
+                                                     std::vector<std::int32_t> isr) {
+    auto call = metadata_->alter_partition_isr(tp, leader_epoch, isr);
+    auto status = co_await std::move(call);
+    if (status.ok()) {
+        logging::info("{}: ISR now [{}] (leader epoch {})", tp.to_string(), fmt::join(isr, ","), leader_epoch);
+    } else {
+        logging::info("{}: ISR change refused: {}", tp.to_string(), status.message);
+    }
 }
 
 void BrokerCore::on_metadata_change(const metadata::MetadataChange& change) {
@@ -110,6 +145,8 @@ void BrokerCore::on_metadata_change(const metadata::MetadataChange& change) {
             if (change.after) host(*change.after);
             break;
         case Kind::topic_deleted:
+            if (fetchers_ && change.before)
+                for (const auto& p : change.before->partitions) fetchers_->remove({change.topic, p.partition});
             partitions_->remove_topic(change.topic);
             break;
         case Kind::topic_configs_changed:

@@ -12,6 +12,7 @@
 #include "broker/handlers/broker_context.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/partitions/replica_manager.h"
+#include "broker/replication/replica_fetcher.h"
 #include "broker/storage/log_manager.h"
 
 namespace weir::server {
@@ -46,11 +47,15 @@ public:
 private:
     void on_metadata_change(const metadata::MetadataChange& change);
     void host(const metadata::TopicInfo& topic);
+    boost::asio::awaitable<void> propose_isr(TopicPartition tp, std::int32_t leader_epoch,
+                                             std::vector<std::int32_t> isr);
 
     const config::BrokerConfig& config_;
     std::unique_ptr<metadata::MetadataStore> metadata_;
     std::unique_ptr<storage::LogManager> logs_;
     std::unique_ptr<partitions::ReplicaManager> partitions_;
+    std::unique_ptr<replication::ReplicaFetcherManager> fetchers_;
+    boost::asio::any_io_executor executor_;
     std::unique_ptr<handlers::BrokerContext> context_;
     std::optional<metadata::MetadataStore::ListenerId> listener_;
 };

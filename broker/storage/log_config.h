@@ -34,6 +34,9 @@ struct LogConfig {
     std::int64_t min_compaction_lag_ms = 0;                 // min.compaction.lag.ms
     std::int64_t max_compaction_lag_ms = kNever;            // max.compaction.lag.ms
     double min_cleanable_dirty_ratio = 0.5;                 // min.cleanable.dirty.ratio
+    // min.insync.replicas: read by the partition layer (acks=all), kept here
+    // as Kafka's LogConfig keeps it.
+    std::int32_t min_insync_replicas = 1;
 
     // Kafka's LogConfig.maxSegmentMs: a compacted log rolls by
     // max.compaction.lag.ms too, since the cleaner never touches the active segment.

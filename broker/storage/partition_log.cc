@@ -196,6 +196,45 @@ AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
     return result;
 }
 
+AppendResult PartitionLog::append_replicated(std::span<const std::uint8_t> batches) {
+    ensure_open();
+    const auto now = clock_();
+    AppendResult result;
+    result.log_start_offset = log_start_offset_;
+    result.base_offset = log_end_offset_;
+    result.last_offset = log_end_offset_ - 1;
+    std::int64_t next = log_end_offset_;
+    std::int64_t max_timestamp = -1;
+    std::optional<std::int64_t> first;
+    for (std::size_t pos = 0; pos < batches.size();) {
+        auto h = records::parse_batch_header(batches.subspan(pos));
+        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+        if (h.last_offset_delta < 0) throw wire::DecodeError("negative lastOffsetDelta");
+        if (h.base_offset < next)
+            throw wire::DecodeError("replicated batch at offset " + std::to_string(h.base_offset) +
+                                    " is below the log end " + std::to_string(next));
+        if (!records::crc_valid(batches.subspan(pos, h.total_size())))
+            throw wire::DecodeError("replicated batch at offset " + std::to_string(h.base_offset) + " fails its CRC");
+        if (!first) first = h.base_offset;
+        next = h.last_offset() + 1;
+        max_timestamp = std::max(max_timestamp, h.max_timestamp);
+        result.record_count += h.record_count;
+        pos += h.total_size();
+    }
+    if (!first) return result;
+    RollParams roll_params{
+        config_.segment_bytes, config_.max_segment_ms(), batches.size(), max_timestamp, next - 1, now};
+    if (active().should_roll(roll_params)) roll(*first);
+    active().append(batches);
+    result.base_offset = *first;
+    log_end_offset_ = next;
+    result.last_offset = next - 1;
+    unflushed_messages_ += result.record_count;
+    if (unflushed_messages_ >= config_.flush_interval_messages || now - last_flush_ms_ >= config_.flush_interval_ms)
+        flush();
+    return result;
+}
+
 void PartitionLog::roll(std::int64_t new_base) {
     auto now = clock_();
     active().make_inactive();

@@ -78,6 +78,11 @@ public:
     // wire::DecodeError if the buffer is not whole batches, StorageError on I/O.
     AppendResult append(std::span<std::uint8_t> batches);
 
+    // A follower's append of its leader's batches, kept as they are: each
+    // batch must pass its CRC and start at or after the log end (compaction
+    // leaves gaps), else wire::DecodeError and nothing is written.
+    AppendResult append_replicated(std::span<const std::uint8_t> batches);
+
     // Stamped on every appended batch (KIP-101/320: consumers and followers
     // validate their position by it); the partition sets it when it becomes leader.
     void set_leader_epoch(std::int32_t epoch) { leader_epoch_ = epoch; }

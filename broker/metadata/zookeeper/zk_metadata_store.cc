@@ -574,6 +574,40 @@ Task<Status> ZkMetadataStore::alter_broker_configs(std::optional<std::int32_t> b
     co_return Status{};
 }
 
+Task<Status> ZkMetadataStore::alter_partition_isr(TopicPartition tp, std::int32_t leader_epoch,
+                                                  std::vector<std::int32_t> isr) {
+    const std::int32_t me = local_.id;
+    auto operation = [tp, leader_epoch, isr, me](ZkSession& s) -> Status {
+        const std::string path = paths::partition_state(tp.topic, tp.partition);
+        // Conditioned on the state's version: a controller's election in
+        // between makes the write fail, and the leader learns its new epoch.
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            auto node = s.get(path);
+            if (!node) return Status::failure(ErrorCode::unknown_topic_or_partition, "no state for " + tp.to_string());
+            auto state = zk::decode_partition_state(node->data);
+            if (state.leader != me || state.leader_epoch != leader_epoch)
+                return Status::failure(ErrorCode::fenced_leader_epoch, tp.to_string() + " is led by " +
+                                                                           std::to_string(state.leader) + " in epoch " +
+                                                                           std::to_string(state.leader_epoch));
+            state.isr = isr;
+            // Brokers learn the new ISR through their watches on the state;
+            // Weir's controller needs no /isr_change_notification.
+            if (s.set(path, zk::encode_partition_state(state), node->version) == Result::ok) return {};
+        }
+        return Status::failure(ErrorCode::fenced_leader_epoch, "state of " + tp.to_string() + " keeps changing");
+    };
+    Status written = co_await zk_call(operation);
+    if (!written.ok()) co_return written;
+    const std::function<bool(const MetadataSnapshot&)> visible = [&](const MetadataSnapshot& s) {
+        auto t = s.topic(tp.topic);
+        if (!t || tp.partition >= static_cast<std::int32_t>(t->partitions.size())) return true;
+        const auto& p = t->partitions[static_cast<std::size_t>(tp.partition)];
+        return p.leader_epoch != leader_epoch || p.isr == isr;
+    };
+    co_await wait_until(visible, propagation_timeout_);
+    co_return Status{};
+}
+
 Task<void> ZkMetadataStore::deregister() {
     std::int32_t id = local_.id;
     auto operation = [this, id](ZkSession& s) -> Status {
