@@ -9,6 +9,9 @@
 #include <thread>
 
 #include "broker/metadata/zookeeper/test/zookeeper_server.h"
+#include "broker/metadata/zookeeper/zk_client.h"
+#include "broker/metadata/zookeeper/zk_data.h"
+#include "coordinator/store/partitioner.h"
 #include "harness/admin.h"
 #include "harness/broker_process.h"
 #include "harness/kafka_client.h"
@@ -59,7 +62,8 @@ protected:
     static void TearDownTestSuite() { zookeeper_.reset(); }
 
     void SetUp() override {
-        const auto connect = zookeeper_->fresh_chroot_connect();
+        connect_ = zookeeper_->fresh_chroot_connect();
+        const auto& connect = connect_;
         for (int id = 1; id <= 3; ++id) {
             BrokerOptions o;
             o.overrides = {{"broker.id", std::to_string(id)},         {"zookeeper.connect", connect},
@@ -89,7 +93,15 @@ protected:
         return true;
     }
 
+    // The broker /controller names, read from ZooKeeper as zkCli would.
+    std::int32_t controller_id() {
+        zk::ZkClient c({connect_, std::chrono::milliseconds(6000), std::chrono::milliseconds(20000)});
+        auto node = c.run_sync([](zk::ZkSession& s) { return s.get("/controller"); });
+        return node ? zk::decode_controller(node->data) : -1;
+    }
+
     static std::unique_ptr<testing::ZooKeeperServer> zookeeper_;
+    std::string connect_;
     std::vector<std::unique_ptr<BrokerProcess>> brokers_;
 };
 std::unique_ptr<testing::ZooKeeperServer> ClusterTest::zookeeper_;
@@ -231,6 +243,127 @@ TEST_F(ClusterTest, AcksAllNeedsMinInsyncReplicas) {
         30s));
     auto accepted = produce_all(broker(leader).bootstrap(), {{"m", 0, std::nullopt, "z"}}, {{"acks", "all"}}, 20s);
     EXPECT_EQ(accepted[0].err, RdKafka::ERR_NO_ERROR) << err_name(accepted[0].err);
+}
+
+TEST_F(ClusterTest, KillingTheControllerElectsAnother) {
+    std::int32_t first = -1;
+    ASSERT_TRUE(wait_until([&] { return (first = controller_id()) > 0; }, 20s));
+    broker(first).kill();
+    std::int32_t second = -1;
+    // The dead controller's session must expire first (4 s here).
+    ASSERT_TRUE(wait_until(
+        [&] {
+            second = controller_id();
+            return second > 0 && second != first;
+        },
+        30s));
+    // The new controller elects the leaders of a new topic.
+    Admin admin(any_but(first).bootstrap());
+    auto created = admin.create_topic("after", 2, 2);
+    ASSERT_EQ(created.err, RdKafka::ERR_NO_ERROR) << created.describe();
+    EXPECT_TRUE(wait_until(
+        [&] {
+            auto v = describe(any_but(first).bootstrap(), "after");
+            return v.size() == 2 && v.at(0).leader > 0 && v.at(1).leader > 0;
+        },
+        20s));
+}
+
+// One consumer of `group` reads `count` messages of t-0..2 and commits them;
+// returns their values.
+std::vector<std::string> consume_and_commit(const std::string& bootstrap, const std::string& group, std::size_t count) {
+    auto conf = make_conf(bootstrap, {{"group.id", group},
+                                      {"auto.offset.reset", "earliest"},
+                                      {"enable.auto.commit", "false"},
+                                      {"session.timeout.ms", "6000"},
+                                      {"heartbeat.interval.ms", "500"}});
+    std::string err;
+    std::unique_ptr<RdKafka::KafkaConsumer> c(RdKafka::KafkaConsumer::create(conf.get(), err));
+    EXPECT_TRUE(c) << err;
+    if (!c) return {};
+    c->subscribe({"g"});
+    std::vector<std::string> values;
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (values.size() < count && std::chrono::steady_clock::now() < deadline) {
+        std::unique_ptr<RdKafka::Message> m(c->consume(200));
+        if (m->err() != RdKafka::ERR_NO_ERROR) continue;
+        values.emplace_back(static_cast<const char*>(m->payload()), m->len());
+        if (values.size() == count) {
+            // Commit exactly what was read, partition by partition.
+            EXPECT_EQ(c->commitSync(m.get()), RdKafka::ERR_NO_ERROR);
+        }
+    }
+    // Commits of the other partitions' positions.
+    std::vector<RdKafka::TopicPartition*> positions;
+    c->assignment(positions);
+    c->position(positions);
+    c->commitSync(positions);
+    RdKafka::TopicPartition::destroy(positions);
+    c->close();
+    return values;
+}
+
+TEST_F(ClusterTest, GroupsKeepTheirOffsetsWhenTheCoordinatorDies) {
+    Admin admin(bootstrap_all());
+    ASSERT_EQ(admin.create_topic("g", 1, 3).err, RdKafka::ERR_NO_ERROR);
+    ASSERT_TRUE(wait_until([&] { return full_isr(broker(1).bootstrap(), "g", 1); }, 20s));
+    std::vector<OutMessage> messages;
+    for (int i = 0; i < 300; ++i) messages.push_back({"g", 0, std::nullopt, std::to_string(i)});
+    for (const auto& d : produce_all(bootstrap_all(), messages, {{"acks", "all"}}))
+        ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR);
+
+    const std::string group = "survivors";
+    auto first = consume_and_commit(bootstrap_all(), group, 100);
+    ASSERT_EQ(first.size(), 100U);
+    // The coordinator leads the group's __consumer_offsets partition.
+    const auto partition = coordinator::store::partition_for(group, 50);
+    std::int32_t coordinator = -1;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            auto v = describe(broker(1).bootstrap(), "__consumer_offsets");
+            if (!v.contains(partition) || v.at(partition).isr.size() != 3) return false;
+            coordinator = v.at(partition).leader;
+            return coordinator > 0;
+        },
+        20s));
+    broker(coordinator).kill();
+    // A new member of the group resumes where the first one committed.
+    auto rest = consume_and_commit(any_but(coordinator).bootstrap(), group, 200);
+    ASSERT_EQ(rest.size(), 200U);
+    EXPECT_EQ(rest.front(), "100");
+    EXPECT_EQ(rest.back(), "299");
+}
+
+TEST_F(ClusterTest, APausedLeaderCannotAcknowledgeAndRejoinsWhenResumed) {
+    Admin admin(bootstrap_all());
+    ASSERT_EQ(admin.create_topic("p", 1, 3).err, RdKafka::ERR_NO_ERROR);
+    ASSERT_TRUE(wait_until([&] { return full_isr(broker(1).bootstrap(), "p", 1); }, 20s));
+    const auto leader = describe(broker(1).bootstrap(), "p").at(0).leader;
+    ASSERT_GE(leader, 1);
+    ::kill(broker(leader).pid(), SIGSTOP);
+    // Past the session timeout the others elect a new leader; the paused one
+    // can acknowledge nothing meanwhile (acks=all needs its followers).
+    std::int32_t new_leader = -1;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            auto v = describe(any_but(leader).bootstrap(), "p");
+            new_leader = v.contains(0) ? v.at(0).leader : -1;
+            return new_leader > 0 && new_leader != leader;
+        },
+        30s));
+    std::vector<OutMessage> messages;
+    for (int i = 0; i < 100; ++i) messages.push_back({"p", 0, std::nullopt, std::to_string(i)});
+    auto deliveries = produce_all(any_but(leader).bootstrap(), messages, {{"acks", "all"}}, 60s);
+    for (const auto& d : deliveries) ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
+
+    ::kill(broker(leader).pid(), SIGCONT);
+    // Its session expired: it registers again, follows, and rejoins the ISR.
+    EXPECT_TRUE(wait_until([&] { return full_isr(broker(new_leader).bootstrap(), "p", 1); }, 60s));
+    auto v = describe(broker(leader).bootstrap(), "p");
+    ASSERT_TRUE(v.contains(0));
+    EXPECT_EQ(v.at(0).leader, new_leader);
+    auto consumed = consume_all(bootstrap_all(), {{"p", 0}}, 100, 30s);
+    EXPECT_EQ(consumed.size(), 100U);
 }
 
 }  // namespace

@@ -90,6 +90,8 @@ const ConfigKey kBrokerKeys[] = {
     {"delete.topic.enable", T::boolean, "true", I::high, "Allow DeleteTopics.", {}, false, true},
     {"auto.leader.rebalance.enable", T::boolean, "true", I::high, "Move leadership back to preferred replicas.", {}, false, true},
     {"controlled.shutdown.enable", T::boolean, "true", I::medium, "Hand leadership over before shutting down.", {}, false, true},
+    {"leader.imbalance.check.interval.seconds", T::int64, "300", I::high, "How often the controller checks for leader imbalance.", V::at_least(1), false, true},
+    {"leader.imbalance.per.broker.percentage", T::int32, "10", I::high, "Share of a broker's preferred partitions led elsewhere that triggers their election.", V::at_least(0), false, true},
     {"unclean.leader.election.enable", T::boolean, "false", I::high, "Allow out-of-sync replicas to become leader.", {}, true, true},
     {"min.insync.replicas", T::int32, "1", I::high, "Replicas that must acknowledge an acks=all produce.", V::at_least(1), true, true},
     {"compression.type", T::string, "producer", I::high, "Compression of stored batches; producer keeps what the client sent.",

@@ -1,6 +1,7 @@
 #include "coordinator/controller/partition_leadership.h"
 
 #include <algorithm>
+#include <map>
 
 namespace weir::controller {
 namespace {
@@ -55,6 +56,47 @@ std::optional<zk::LeaderAndIsr> next_partition_state(const PartitionView& view) 
     // Offline. Already recorded as such: nothing to write.
     if (cur.leader < 0) return std::nullopt;
     next.leader = -1;
+    return next;
+}
+
+std::vector<TopicPartition> preferred_leader_elections(const metadata::MetadataSnapshot& cluster,
+                                                       double imbalance_percentage) {
+    struct Preferred {
+        int total = 0;
+        int misplaced = 0;
+        std::vector<TopicPartition> electable;  // misplaced, and in sync
+    };
+    std::map<std::int32_t, Preferred> by_broker;
+    for (const auto& [name, topic] : cluster.topics_by_name) {
+        for (const auto& p : topic->partitions) {
+            if (p.replicas.empty()) continue;
+            const auto preferred = p.replicas.front();
+            if (!cluster.broker(preferred)) continue;
+            auto& b = by_broker[preferred];
+            ++b.total;
+            if (p.leader == preferred) continue;
+            ++b.misplaced;
+            if (contains(p.isr, preferred)) b.electable.push_back({topic->name, p.partition});
+        }
+    }
+    std::vector<TopicPartition> out;
+    for (auto& [broker, b] : by_broker) {
+        const double ratio = 100.0 * b.misplaced / b.total;
+        if (ratio > imbalance_percentage) out.insert(out.end(), b.electable.begin(), b.electable.end());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::optional<zk::LeaderAndIsr> preferred_leader_state(const PartitionView& view) {
+    if (!view.current || view.replicas.empty()) return std::nullopt;
+    const auto preferred = view.replicas.front();
+    const auto& cur = *view.current;
+    if (cur.leader == preferred || !view.live.contains(preferred) || !contains(cur.isr, preferred)) return std::nullopt;
+    zk::LeaderAndIsr next = cur;
+    next.leader = preferred;
+    next.leader_epoch = cur.leader_epoch + 1;
+    next.controller_epoch = view.controller_epoch;
     return next;
 }
 

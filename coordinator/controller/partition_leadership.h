@@ -8,7 +8,9 @@
 #include <set>
 #include <vector>
 
+#include "broker/metadata/metadata_types.h"
 #include "broker/metadata/zookeeper/zk_data.h"
+#include "protocol/topic_partition.h"
 
 namespace weir::controller {
 
@@ -31,5 +33,16 @@ struct PartitionView {
 // Every new state bumps the leader epoch, as Kafka's ZooKeeper controller
 // does, and carries the controller epoch.
 std::optional<zk::LeaderAndIsr> next_partition_state(const PartitionView& view);
+
+// Kafka's auto leader rebalance (checkAndTriggerAutoLeaderRebalance): for
+// each live broker, the share of the partitions it is the preferred (first)
+// replica of that it does not lead; above `imbalance_percentage`, those of
+// them where it is in the ISR move back to it. Sorted.
+std::vector<TopicPartition> preferred_leader_elections(const metadata::MetadataSnapshot& cluster,
+                                                       double imbalance_percentage);
+
+// The preferred replica leads (same ISR, next epoch), if it is live and in
+// sync and does not lead yet.
+std::optional<zk::LeaderAndIsr> preferred_leader_state(const PartitionView& view);
 
 }  // namespace weir::controller

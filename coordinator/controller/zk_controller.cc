@@ -9,6 +9,8 @@
 #include <chrono>
 
 #include "broker/common/logging.h"
+#include "broker/config/config_def.h"
+#include "broker/config/config_keys.h"
 #include "broker/config/topic_config.h"
 #include "coordinator/controller/partition_leadership.h"
 
@@ -38,8 +40,25 @@ std::optional<std::int32_t> parse_int(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// A broker key as server.properties sets it, else Kafka's default.
+std::string broker_value(const config::BrokerConfig& config, const std::string& key) {
+    if (auto it = config.static_props.find(key); it != config.static_props.end()) return it->second;
+    const auto* k = config::find_broker_config_key(key);
+    return k && k->default_value ? std::string(*k->default_value) : std::string();
+}
+
+}  // namespace
+
 ZkController::ZkController(metadata::ZkMetadataStore& store, const config::BrokerConfig& config)
-    : store_(store), config_(config), periodic_(store.executor()) {}
+    : store_(store), config_(config), periodic_(store.executor()), rebalance_timer_(store.executor()) {
+    auto_rebalance_ = config::as_bool(broker_value(config, "auto.leader.rebalance.enable"));
+    imbalance_interval_ = std::chrono::seconds(
+        std::max<std::int64_t>(config::as_int(broker_value(config, "leader.imbalance.check.interval.seconds")), 1));
+    imbalance_percentage_ =
+        static_cast<double>(config::as_int(broker_value(config, "leader.imbalance.per.broker.percentage")));
+}
 
 ZkController::~ZkController() {
     stop();
@@ -70,13 +89,25 @@ void ZkController::start() {
         });
     });
     schedule_periodic();
+    if (auto_rebalance_) schedule_rebalance();
     poke();
+}
+
+void ZkController::schedule_rebalance() {
+    rebalance_timer_.expires_after(imbalance_interval_);
+    rebalance_timer_.async_wait([this](boost::system::error_code ec) {
+        if (ec || stopped_) return;
+        rebalance_due_ = true;
+        poke();
+        schedule_rebalance();
+    });
 }
 
 void ZkController::stop() {
     if (stopped_) return;
     stopped_ = true;
     periodic_.cancel();
+    rebalance_timer_.cancel();
     if (listener_) store_.remove_listener(*listener_);
     listener_.reset();
 }
@@ -103,7 +134,8 @@ boost::asio::awaitable<void> ZkController::loop() {
         dirty_ = false;
         bool again = false;
         try {
-            auto pass = store_.zookeeper().run([this](ZkSession& s) { return act(s); });
+            const bool rebalance = std::exchange(rebalance_due_, false);
+            auto pass = store_.zookeeper().run([this, rebalance](ZkSession& s) { return act(s, rebalance); });
             again = co_await std::move(pass);
         } catch (const std::exception& e) {
             if (!*alive) co_return;
@@ -123,7 +155,7 @@ boost::asio::awaitable<void> ZkController::loop() {
 
 // ---- ZooKeeper thread -------------------------------------------------------
 
-bool ZkController::act(ZkSession& s) {
+bool ZkController::act(ZkSession& s, bool rebalance) {
     auto node = s.get(std::string(paths::kController), true);
     if (node) {
         if (node->ephemeral_owner != s.session_id() || !epoch_) {
@@ -136,7 +168,9 @@ bool ZkController::act(ZkSession& s) {
         if (!epoch_) return false;
         logging::info("controller: broker {} is the controller, epoch {}", config_.broker_id, epoch_->epoch);
     }
-    switch (reconcile(s, *epoch_)) {
+    auto pass = reconcile(s, *epoch_);
+    if (pass == Pass::done && rebalance) pass = rebalance_leaders(s, *epoch_);
+    switch (pass) {
         case Pass::done:
             return false;
         case Pass::again:
@@ -250,6 +284,43 @@ ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch) {
         }
     }
     return raced ? Pass::again : Pass::done;
+}
+
+ZkController::Pass ZkController::rebalance_leaders(ZkSession& s, const Epoch& epoch) {
+    const std::string epoch_path(paths::kControllerEpoch);
+    auto candidates = preferred_leader_elections(*store_.snapshot(), imbalance_percentage_);
+    if (candidates.empty()) return Pass::done;
+    std::set<std::int32_t> live;
+    if (auto ids = s.children(std::string(paths::kBrokerIds)))
+        for (const auto& id : *ids)
+            if (auto n = parse_int(id)) live.insert(*n);
+    for (const auto& tp : candidates) {
+        auto assignment_node = s.get(paths::topic(tp.topic));
+        auto state_node = s.get(paths::partition_state(tp.topic, tp.partition));
+        if (!assignment_node || !state_node) continue;
+        PartitionView view;
+        try {
+            auto assignment = zk::decode_topic_assignment(assignment_node->data);
+            auto it = assignment.partitions.find(tp.partition);
+            if (it == assignment.partitions.end()) continue;
+            view.replicas = it->second;
+            view.current = zk::decode_partition_state(state_node->data);
+        } catch (const zk::ZkDataError&) {
+            continue;
+        }
+        view.live = live;
+        view.controller_epoch = epoch.epoch;
+        auto next = preferred_leader_state(view);
+        if (!next) continue;
+        auto r = s.multi({Op::check(epoch_path, epoch.znode_version),
+                          Op::set(paths::partition_state(tp.topic, tp.partition), zk::encode_partition_state(*next),
+                                  state_node->version)});
+        if (r.result == Result::bad_version && r.failed_op == 0) return Pass::deposed;
+        if (r.result == Result::ok)
+            logging::info("controller: {} back to its preferred leader {} (epoch {})", tp.to_string(), next->leader,
+                          next->leader_epoch);
+    }
+    return Pass::done;
 }
 
 std::unique_ptr<server::ClusterService> make_cluster_controller(metadata::MetadataStore& store,

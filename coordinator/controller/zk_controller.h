@@ -37,11 +37,14 @@ private:
     void poke();
     boost::asio::awaitable<void> loop();
     void schedule_periodic();
+    void schedule_rebalance();
 
     // ZooKeeper thread. act: elect or check that this broker still controls,
     // then reconcile; true to look again shortly.
     enum class Pass { done, again, deposed };
-    bool act(zk::ZkSession& s);
+    bool act(zk::ZkSession& s, bool rebalance);
+    // Preferred replicas back to leadership where the imbalance calls for it.
+    Pass rebalance_leaders(zk::ZkSession& s, const Epoch& epoch);
     std::optional<Epoch> try_elect(zk::ZkSession& s);
     Pass reconcile(zk::ZkSession& s, const Epoch& epoch);
     bool unclean_election(const std::string& topic) const;
@@ -54,6 +57,13 @@ private:
     bool dirty_ = false;
     bool stopped_ = false;
     boost::asio::steady_timer periodic_;
+    // auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,
+    // leader.imbalance.per.broker.percentage.
+    bool auto_rebalance_ = true;
+    std::chrono::seconds imbalance_interval_{300};
+    double imbalance_percentage_ = 10;
+    bool rebalance_due_ = false;
+    boost::asio::steady_timer rebalance_timer_;
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -46,5 +46,37 @@ TEST(PartitionLeadership, UncleanElectionTakesAnyLiveReplica) {
     EXPECT_EQ(next_partition_state(view(LeaderAndIsr{1, 7, {1}, 1}, {}, true)), (LeaderAndIsr{-1, 8, {1}, 5}));
 }
 
+TEST(PartitionLeadership, PreferredReplicaLeadsAgainWhenInSync) {
+    EXPECT_EQ(preferred_leader_state(view(LeaderAndIsr{2, 7, {2, 3, 1}, 1}, {1, 2, 3})),
+              (LeaderAndIsr{1, 8, {2, 3, 1}, 5}));
+    EXPECT_FALSE(preferred_leader_state(view(LeaderAndIsr{2, 7, {2, 3}, 1}, {1, 2, 3})));  // not in sync yet
+    EXPECT_FALSE(preferred_leader_state(view(LeaderAndIsr{2, 7, {2, 3, 1}, 1}, {2, 3})));  // not live
+    EXPECT_FALSE(preferred_leader_state(view(LeaderAndIsr{1, 7, {1, 2}, 1}, {1, 2, 3})));  // leads already
+}
+
+TEST(PartitionLeadership, RebalanceOnlyAboveTheImbalanceThreshold) {
+    metadata::MetadataSnapshot cluster;
+    for (int id = 1; id <= 3; ++id) cluster.brokers.push_back({id, {{"PLAINTEXT", "h", 9000 + id}}, std::nullopt});
+    auto topic = std::make_shared<metadata::TopicInfo>();
+    topic->name = "t";
+    // Broker 1 prefers 10 partitions; 1 of them (10%) is led elsewhere.
+    for (int p = 0; p < 10; ++p) {
+        metadata::PartitionInfo part;
+        part.partition = p;
+        part.replicas = {1, 2, 3};
+        part.isr = {1, 2, 3};
+        part.leader = p == 0 ? 2 : 1;
+        topic->partitions.push_back(part);
+    }
+    cluster.topics_by_name["t"] = topic;
+    EXPECT_TRUE(preferred_leader_elections(cluster, 10).empty());
+    // Two of ten (20%): both move back.
+    topic->partitions[1].leader = 3;
+    EXPECT_EQ(preferred_leader_elections(cluster, 10), (std::vector<TopicPartition>{{"t", 0}, {"t", 1}}));
+    // One not in sync stays where it is; the imbalance still counts it.
+    topic->partitions[1].isr = {2, 3};
+    EXPECT_EQ(preferred_leader_elections(cluster, 10), (std::vector<TopicPartition>{{"t", 0}}));
+}
+
 }  // namespace
 }  // namespace weir::controller
