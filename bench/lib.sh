@@ -22,6 +22,13 @@ bench_build() {  # targets...
   nice -n 10 ninja -C "$BUILD" "$@" >/dev/null
 }
 
+record() {  # labels... < RESULT lines: labelled, printed and appended to $RESULTS
+  local labels="$*" line
+  while IFS= read -r line; do
+    [[ $line == RESULT* ]] && echo "$line $labels" | tee -a "$RESULTS"
+  done
+}
+
 stop_pid() {  # pid signal: bounded wait, then SIGKILL
   local pid=$1 sig=${2:-TERM} i
   [[ -z $pid ]] && return 0

@@ -61,13 +61,6 @@ start_mock() {
   [[ -n $MOCK_BOOT ]] || { echo "mock did not start" >&2; return 1; }
 }
 
-record() {  # labels... < RESULT lines
-  local labels="$*" line
-  while IFS= read -r line; do
-    [[ $line == RESULT* ]] && echo "$line $labels" | tee -a "$RESULTS"
-  done
-}
-
 bench() {  # server label, rep, subcommand args...
   local server=$1 rep=$2; shift 2
   local pid boot

@@ -69,13 +69,6 @@ start_mock() {
   [[ -n $MOCK_BOOT ]] || { echo "mock did not start" >&2; return 1; }
 }
 
-record() {  # labels... < RESULT lines
-  local labels="$*" line
-  while IFS= read -r line; do
-    [[ $line == RESULT* ]] && echo "$line $labels" | tee -a "$RESULTS"
-  done
-}
-
 bench() {  # server label, subcommand args...
   local server=$1; shift
   local pid boot

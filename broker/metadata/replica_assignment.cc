@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 namespace weir::metadata {
 
@@ -33,6 +34,75 @@ std::vector<std::vector<std::int32_t>> assign_replicas(std::int32_t num_partitio
         out.push_back(std::move(replicas));
     }
     return out;
+}
+
+std::vector<std::vector<std::int32_t>> assign_replicas_rack_aware(std::int32_t num_partitions,
+                                                                  std::int32_t replication_factor,
+                                                                  const std::map<std::int32_t, std::string>& racks,
+                                                                  std::int32_t fixed_start_index,
+                                                                  std::int32_t start_partition) {
+    std::vector<std::vector<std::int32_t>> out;
+    if (racks.empty() || replication_factor < 1 || num_partitions < 1) return out;
+    // Kafka's getRackAlternatedBrokerList.
+    std::map<std::string, std::vector<std::int32_t>> by_rack;
+    for (const auto& [broker, rack] : racks) by_rack[rack].push_back(broker);
+    std::vector<std::int32_t> arranged;
+    for (std::size_t round = 0; arranged.size() < racks.size(); ++round)
+        for (const auto& [rack, brokers] : by_rack)
+            if (round < brokers.size()) arranged.push_back(brokers[round]);
+    const auto n = static_cast<std::int32_t>(arranged.size());
+    const auto num_racks = static_cast<std::int32_t>(by_rack.size());
+    std::int32_t start_index = fixed_start_index;
+    std::int32_t shift = fixed_start_index;
+    if (fixed_start_index < 0) {
+        std::random_device rd;
+        std::uniform_int_distribution<std::int32_t> pick(0, n - 1);
+        start_index = pick(rd);
+        shift = pick(rd);
+    }
+    std::int32_t partition = std::max(0, start_partition);
+    for (std::int32_t i = 0; i < num_partitions; ++i, ++partition) {
+        if (partition > 0 && partition % n == 0) ++shift;
+        const std::int32_t first = (partition + start_index) % n;
+        const std::int32_t leader = arranged[static_cast<std::size_t>(first)];
+        std::vector<std::int32_t> replicas{leader};
+        std::set<std::string> racks_used{racks.at(leader)};
+        std::set<std::int32_t> brokers_used{leader};
+        std::int32_t k = 0;
+        for (std::int32_t r = 0; r < replication_factor - 1 && n > 1; ++r) {
+            while (true) {
+                const std::int32_t offset = 1 + (shift * num_racks + k) % (n - 1);
+                const std::int32_t broker = arranged[static_cast<std::size_t>((first + offset) % n)];
+                const std::string& rack = racks.at(broker);
+                ++k;
+                const bool rack_ok =
+                    !racks_used.contains(rack) || static_cast<std::int32_t>(racks_used.size()) == num_racks;
+                const bool broker_ok =
+                    !brokers_used.contains(broker) || static_cast<std::int32_t>(brokers_used.size()) == n;
+                if (rack_ok && broker_ok) {
+                    replicas.push_back(broker);
+                    racks_used.insert(rack);
+                    brokers_used.insert(broker);
+                    break;
+                }
+            }
+        }
+        out.push_back(std::move(replicas));
+    }
+    return out;
+}
+
+std::vector<std::vector<std::int32_t>> place_new_topic(std::int32_t num_partitions, std::int32_t replication_factor,
+                                                       const std::vector<BrokerInfo>& brokers) {
+    std::map<std::int32_t, std::string> racks;
+    std::vector<std::int32_t> ids;
+    for (const auto& b : brokers) {
+        ids.push_back(b.id);
+        if (b.rack) racks[b.id] = *b.rack;
+    }
+    if (!racks.empty() && racks.size() == brokers.size())
+        return assign_replicas_rack_aware(num_partitions, replication_factor, racks);
+    return assign_replicas(num_partitions, replication_factor, std::move(ids));
 }
 
 std::vector<std::vector<std::int32_t>> assign_added_partitions(const TopicInfo& topic, std::int32_t new_total,

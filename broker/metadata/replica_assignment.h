@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "broker/metadata/metadata_types.h"
@@ -16,6 +18,24 @@ std::vector<std::vector<std::int32_t>> assign_replicas(std::int32_t num_partitio
                                                        std::vector<std::int32_t> brokers,
                                                        std::int32_t fixed_start_index = -1,
                                                        std::int32_t start_partition = 0);
+
+// Kafka's rack-aware placement (AdminUtils.assignReplicasToBrokersRackAware):
+// brokers listed alternating between racks (racks in name order, brokers in
+// id order within a rack), the first replica as in assign_replicas over that
+// list, each further one the next broker of the shifted walk that adds a rack
+// not yet holding a replica (or, once every rack has one, a broker not yet
+// holding one). Requires 1 <= replication_factor <= brokers.size().
+std::vector<std::vector<std::int32_t>> assign_replicas_rack_aware(std::int32_t num_partitions,
+                                                                  std::int32_t replication_factor,
+                                                                  const std::map<std::int32_t, std::string>& racks,
+                                                                  std::int32_t fixed_start_index = -1,
+                                                                  std::int32_t start_partition = 0);
+
+// New topics' placement over the live brokers: rack-aware when every broker
+// has broker.rack, else rack-unaware (Kafka refuses a mix unless told to
+// ignore racks; Weir ignores them).
+std::vector<std::vector<std::int32_t>> place_new_topic(std::int32_t num_partitions, std::int32_t replication_factor,
+                                                       const std::vector<BrokerInfo>& brokers);
 
 // The replicas of the partitions that grow `topic` to `new_total`, placed as
 // Kafka's AdminZkClient.addPartitions places them: assign_replicas with the

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "broker/metadata/replica_assignment.h"
-
 namespace weir::metadata {
 namespace {
 
@@ -36,35 +34,6 @@ TEST(TopicNameTest, InternalAndCollisions) {
     EXPECT_TRUE(topic_names_collide("a.b", "a.b"));
     EXPECT_FALSE(topic_names_collide("a.b", "a-b"));
     EXPECT_FALSE(topic_names_collide("a.b", "a.bc"));
-}
-
-TEST(ReplicaAssignmentTest, MatchesKafkaPlacement) {
-    // Kafka's ReplicaAssignmentTest: 5 brokers, 10 partitions, RF 3, start 0.
-    auto a = assign_replicas(10, 3, {4, 2, 0, 1, 3}, 0);
-    std::vector<std::vector<std::int32_t>> expected = {{0, 1, 2}, {1, 2, 3}, {2, 3, 4}, {3, 4, 0}, {4, 0, 1},
-                                                       {0, 2, 3}, {1, 3, 4}, {2, 4, 0}, {3, 0, 1}, {4, 1, 2}};
-    EXPECT_EQ(a, expected);
-}
-
-TEST(ReplicaAssignmentTest, SingleBrokerAndRandomStart) {
-    auto one = assign_replicas(4, 1, {7});
-    ASSERT_EQ(one.size(), 4U);
-    for (const auto& r : one) EXPECT_EQ(r, std::vector<std::int32_t>{7});
-    auto random = assign_replicas(6, 2, {1, 2, 3});
-    ASSERT_EQ(random.size(), 6U);
-    for (const auto& r : random) {
-        ASSERT_EQ(r.size(), 2U);
-        EXPECT_NE(r[0], r[1]);
-    }
-    EXPECT_TRUE(assign_replicas(3, 1, {}).empty());
-}
-
-TEST(ReplicaAssignmentTest, ContinuesFromStartPartition) {
-    auto all = assign_replicas(10, 3, {0, 1, 2, 3, 4}, 0);
-    auto tail = assign_replicas(4, 3, {0, 1, 2, 3, 4}, 0, 6);
-    ASSERT_EQ(tail.size(), 4U);
-    // Leaders continue the rotation; the follower shift restarts (as in Kafka).
-    for (std::size_t i = 0; i < tail.size(); ++i) EXPECT_EQ(tail[i][0], all[6 + i][0]);
 }
 
 }  // namespace

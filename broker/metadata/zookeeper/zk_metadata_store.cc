@@ -438,7 +438,7 @@ Task<CreateTopicResult> ZkMetadataStore::create_topic(NewTopic topic, bool valid
 
     zk::TopicAssignment assignment;
     if (topic.assignments.empty()) {
-        auto placed = assign_replicas(topic.num_partitions, topic.replication_factor, live_ids(*current));
+        auto placed = place_new_topic(topic.num_partitions, topic.replication_factor, current->brokers);
         for (std::size_t p = 0; p < placed.size(); ++p)
             assignment.partitions[static_cast<std::int32_t>(p)] = std::move(placed[p]);
     } else {

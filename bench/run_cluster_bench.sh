@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Cluster benchmark: three Weir brokers and Debian's ZooKeeper on this machine
+# (127.0.0.1), one run, the reference measured beside each figure:
+#   * produce throughput and end-to-end latency with acks=all at replication
+#     factor 3 (min.insync.replicas=2) against replication factor 1, same
+#     cluster, topics created with `weir topics`;
+#   * failover: SIGKILL of a partition's leader to the first acknowledged
+#     acks=all produce (kcat, one message per attempt), at the given
+#     zookeeper.session.timeout.ms;
+#   * follower catch-up: a follower is stopped, ~1 GiB is produced, the
+#     follower restarts; bytes replicated per second until it is back in the
+#     ISR, against the disk's sequential write rate (dd, O_DIRECT).
+#
+#   bench/run_cluster_bench.sh [--reps 3] [--quick]
+#
+# Env: BUILD_DIR (default build-bench; any build of weir and broker_bench),
+# BENCH_TMP (default /tmp), SESSION_MS (default 1500: ZooKeeper's minimum is
+# 2 ticks, and the server here ticks every 500 ms).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD_DIR:-$ROOT/build-bench}
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+bench_options 3 "$@"
+
+N100=500000; N1K=150000; LAT_S=15; CATCHUP_MSGS=1000000; FAILOVERS=5
+if [[ $QUICK == 1 ]]; then N100=20000; N1K=5000; LAT_S=3; CATCHUP_MSGS=20000; FAILOVERS=1; fi
+SESSION_MS=${SESSION_MS:-1500}
+
+bench_build weir broker_bench
+WEIR=$BUILD/bin/weir
+BENCH=$BUILD/bin/broker_bench
+command -v kcat >/dev/null || { echo "kcat is needed (scripts/install-deps.sh)" >&2; exit 1; }
+
+WORK=$(mktemp -d "${BENCH_TMP:-/tmp}/weir-cluster-bench.XXXXXX")
+RESULTS=$BUILD/cluster_bench_results.txt
+: >"$RESULTS"
+# shellcheck disable=SC2034  # lib.sh's cleanup reads them
+WEIR_PID=""; MOCK_PID=""
+ZK_PID=""
+declare -A PID PORT
+
+stop_cluster() {
+  local id
+  for id in "${!PID[@]}"; do stop_pid "${PID[$id]}"; done
+  PID=()
+  stop_pid "$ZK_PID"; ZK_PID=""
+}
+trap 'stop_cluster; rm -rf "$WORK"' EXIT
+
+ruok() {  # port
+  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+  echo ruok >&3
+  local reply=""
+  read -r -t 2 reply <&3 || true
+  exec 3<&-
+  [[ $reply == imok ]]
+}
+
+start_zookeeper() {
+  ZK_PORT=$(free_port)
+  mkdir -p "$WORK/zk"
+  cat >"$WORK/zk/zoo.cfg" <<CFG
+tickTime=500
+dataDir=$WORK/zk/data
+clientPort=$ZK_PORT
+clientPortAddress=127.0.0.1
+admin.enableServer=false
+4lw.commands.whitelist=ruok
+CFG
+  java -Xmx256m -XX:+UseSerialGC -cp /usr/share/java/zookeeper.jar org.apache.zookeeper.server.ZooKeeperServerMain \
+    "$WORK/zk/zoo.cfg" >"$WORK/zk/zk.log" 2>&1 &
+  ZK_PID=$!
+  local i
+  for ((i = 0; i < 600; i++)); do ruok "$ZK_PORT" 2>/dev/null && return 0; sleep 0.1; done
+  echo "ZooKeeper did not answer within 60 s" >&2; exit 1
+}
+
+start_broker() {  # id
+  local id=$1
+  [[ -n ${PORT[$id]:-} ]] || PORT[$id]=$(free_port)
+  "$WEIR" serve --override "broker.id=$id" --override "listeners=PLAINTEXT://127.0.0.1:${PORT[$id]}" \
+    --override "log.dirs=$WORK/broker-$id" --override "zookeeper.connect=127.0.0.1:$ZK_PORT/bench" \
+    --override "zookeeper.session.timeout.ms=$SESSION_MS" --override num.partitions=4 \
+    --override default.replication.factor=3 --override min.insync.replicas=2 \
+    >>"$WORK/broker-$id.log" 2>&1 &
+  PID[$id]=$!
+  wait_port "${PORT[$id]}"
+}
+
+bootstrap() { local id out=""; for id in 1 2 3; do out+="${out:+,}127.0.0.1:${PORT[$id]}"; done; echo "$out"; }
+
+topics() { "$WEIR" topics --bootstrap-server "$(bootstrap)" "$@"; }
+
+# Kafka's --describe line: "Topic: t  Partition: 0  Leader: 2  Replicas: ...  Isr: 2,3,1"
+leader_of() { topics --describe --topic "$1" | awk '/Partition: 0\t|Partition: 0 /{for (i=1;i<=NF;i++) if ($i=="Leader:") print $(i+1)}'; }
+isr_size() { topics --describe --topic "$1" | awk '/Partition: 0\t|Partition: 0 /{for (i=1;i<=NF;i++) if ($i=="Isr:") print split($(i+1), a, ",")}'; }
+
+echo "RESULT phase=env nproc=$(nproc) loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/') session_ms=$SESSION_MS" \
+  "date=$(date -u +%FT%TZ)" | tee -a "$RESULTS"
+start_zookeeper
+for id in 1 2 3; do start_broker "$id"; done
+for ((i = 0; i < 300; i++)); do topics --list >/dev/null 2>&1 && break; sleep 0.1; done
+
+# --- throughput and latency, RF 3 against RF 1 ---------------------------------
+for ((rep = 1; rep <= REPS; rep++)); do
+  echo "== repetition $rep/$REPS (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+  for shape in "100 $N100" "1024 $N1K"; do
+    read -r size count <<<"$shape"
+    for rf in 1 3; do
+      t="p$size-rf$rf-r$rep"
+      topics --create --topic "$t" --partitions 4 --replication-factor $rf >/dev/null
+      timeout 600 "$BENCH" produce --bootstrap "$(bootstrap)" --topic "$t" --count "$count" --size "$size" --acks all \
+        --partitions 4 | record rep=$rep rf=$rf
+    done
+  done
+  for rf in 1 3; do
+    t="lat-rf$rf-r$rep"
+    topics --create --topic "$t" --partitions 4 --replication-factor $rf >/dev/null
+    timeout 600 "$BENCH" latency --bootstrap "$(bootstrap)" --topic "$t" --rate 1000 --size 1024 --seconds $LAT_S \
+      --partitions 4 --set acks=all | record rep=$rep rf=$rf
+  done
+done
+
+# --- failover ------------------------------------------------------------------
+for ((run = 1; run <= FAILOVERS; run++)); do
+  t="failover-$run"
+  topics --create --topic "$t" --partitions 1 --replication-factor 3 >/dev/null
+  echo warm | kcat -b "$(bootstrap)" -t "$t" -p 0 -P -X request.required.acks=-1 -X message.timeout.ms=10000 2>/dev/null
+  for ((i = 0; i < 100; i++)); do [[ $(isr_size "$t") == 3 ]] && break; sleep 0.1; done
+  leader=$(leader_of "$t")
+  others=""
+  for id in 1 2 3; do [[ $id == "$leader" ]] || others+="${others:+,}127.0.0.1:${PORT[$id]}"; done
+  t0=$(date +%s%N)
+  kill -KILL "${PID[$leader]}"; wait "${PID[$leader]}" 2>/dev/null || true
+  attempts=0
+  until echo "after-kill" | kcat -b "$others" -t "$t" -p 0 -P -X request.required.acks=-1 \
+      -X message.timeout.ms=500 -X topic.metadata.refresh.interval.ms=100 2>/dev/null; do
+    attempts=$((attempts + 1))
+    (( attempts < 400 )) || { echo "no produce succeeded within 400 attempts" >&2; break; }
+  done
+  t1=$(date +%s%N)
+  echo "RESULT phase=failover run=$run leader=$leader ms=$(( (t1 - t0) / 1000000 )) attempts=$attempts session_ms=$SESSION_MS" \
+    | tee -a "$RESULTS"
+  start_broker "$leader"
+  for ((i = 0; i < 300; i++)); do [[ $(isr_size "$t") == 3 ]] && break; sleep 0.1; done
+done
+
+# --- follower catch-up ---------------------------------------------------------
+t=catchup
+topics --create --topic "$t" --partitions 1 --replication-factor 3 >/dev/null
+leader=$(leader_of "$t")
+follower=1; [[ $follower == "$leader" ]] && follower=2
+stop_pid "${PID[$follower]}" KILL; unset "PID[$follower]"
+for ((i = 0; i < 300; i++)); do [[ $(isr_size "$t") == 2 ]] && break; sleep 0.1; done
+timeout 600 "$BENCH" produce --bootstrap "$(bootstrap)" --topic "$t" --count $CATCHUP_MSGS --size 1024 --acks 1 \
+  --partitions 1 --name catchup_fill | record
+bytes=$(du -sb "$WORK/broker-$leader/$t-0" | cut -f1)
+t0=$(date +%s%N)
+start_broker "$follower"
+for ((i = 0; i < 6000; i++)); do [[ $(isr_size "$t") == 3 ]] && break; sleep 0.1; done
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+dd if=/dev/zero of="$WORK/dd" bs=1M count=1024 oflag=direct 2>"$WORK/dd.txt"
+dd_mbs=$(awk '/copied/ {for (i=1;i<=NF;i++) if ($i ~ /^s,$/) t=$(i-1); print 1024*1048576/t/1e6}' "$WORK/dd.txt")
+rm -f "$WORK/dd"
+echo "RESULT phase=catchup bytes=$bytes ms=$ms mb_per_s=$(awk -v b="$bytes" -v m="$ms" 'BEGIN{printf "%.1f", b/1e6/(m/1000)}') disk_mb_per_s=$dd_mbs" \
+  | tee -a "$RESULTS"
+echo "RESULT phase=env loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" | tee -a "$RESULTS"
+echo "raw results: $RESULTS"
