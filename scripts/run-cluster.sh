@@ -30,13 +30,17 @@ PIDS=()
 stop_all() {
   trap - INT TERM EXIT
   echo "stopping the cluster"
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do
+  # Brokers first (they hand leadership over through ZooKeeper), then ZooKeeper.
+  local pid brokers=("${PIDS[@]:1}")
+  for pid in "${brokers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${brokers[@]}" "${PIDS[0]}"; do
+    [[ $pid == "${PIDS[0]}" ]] && kill -TERM "$pid" 2>/dev/null
     for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
   done
 }
-trap stop_all INT TERM EXIT
+trap stop_all EXIT
+trap 'stop_all; exit 130' INT TERM
 
 cat >"$DIR/zookeeper/zoo.cfg" <<CFG
 tickTime=500
