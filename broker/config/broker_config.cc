@@ -206,6 +206,10 @@ std::optional<AdminListener> parse_admin_listener(std::string_view text) {
 
 }  // namespace
 
+std::string BrokerConfig::static_value(std::string_view key) const {
+    return broker_value_or_default(static_props, key);
+}
+
 std::int16_t BrokerConfig::internal_topic_replication_factor(int live_brokers) const noexcept {
     const int live = std::max(live_brokers, 1);
     return static_cast<std::int16_t>(std::min<int>(offsets_topic_replication_factor, live));

@@ -106,6 +106,11 @@ struct BrokerConfig {
 
     bool single_node() const noexcept { return zookeeper_connect.empty(); }
 
+    // A broker key as server.properties (or --override) sets it, else Kafka's
+    // default; canonical text ("" for a null default). For keys read where
+    // they act rather than parsed into a field above.
+    std::string static_value(std::string_view key) const;
+
     // Internal topics (__consumer_offsets) are created with the configured
     // factor, limited to the live brokers (at least 1) so a single node works
     // with Kafka's default of 3.

@@ -293,6 +293,12 @@ const ConfigKey* find_broker_config_key(std::string_view name) {
     return nullptr;
 }
 
+std::string broker_value_or_default(const ConfigMap& props, std::string_view key) {
+    if (auto it = props.find(key); it != props.end()) return it->second;
+    const auto* k = find_broker_config_key(key);
+    return k && k->default_value ? std::string(*k->default_value) : std::string();
+}
+
 std::optional<std::string_view> listener_override_base(std::string_view name) {
     constexpr std::string_view kPrefix = "listener.name.";
     if (!name.starts_with(kPrefix)) return std::nullopt;

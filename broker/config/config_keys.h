@@ -13,6 +13,8 @@ namespace weir::config {
 // listeners, log.dir and broker.id, whose defaults suit a local single node).
 std::span<const ConfigKey> broker_config_keys();
 const ConfigKey* find_broker_config_key(std::string_view name);
+// `key` as `props` sets it, else its Kafka default ("" for a null default).
+std::string broker_value_or_default(const ConfigMap& props, std::string_view key);
 
 // Kafka's DynamicBrokerConfig.brokerConfigSynonyms: the keys that set the same
 // value, highest priority first (e.g. log.retention.ms/.minutes/.hours).

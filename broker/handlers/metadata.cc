@@ -84,12 +84,6 @@ ResponseTopic topic_error(ErrorCode error, std::optional<std::string> name, cons
     return out;
 }
 
-std::int64_t broker_setting(const config::BrokerConfig& config, std::string_view key) {
-    if (auto it = config.static_props.find(key); it != config.static_props.end()) return config::as_int(it->second);
-    const auto* k = config::find_broker_config_key(key);
-    return k != nullptr && k->default_value ? config::as_int(*k->default_value) : 0;
-}
-
 // AutoTopicCreationManager.creatableTopic: internal topics get their own
 // partition count, replication factor and configs.
 metadata::NewTopic creatable_topic(const config::BrokerConfig& config, const std::string& name, int live_brokers) {
@@ -105,14 +99,17 @@ metadata::NewTopic creatable_topic(const config::BrokerConfig& config, const std
                      {"compression.type", "producer"},
                      {"segment.bytes", std::to_string(config.offsets_topic_segment_bytes)}};
     } else if (name == metadata::kTransactionStateTopic) {
-        t.num_partitions = static_cast<std::int32_t>(broker_setting(config, "transaction.state.log.num.partitions"));
-        t.replication_factor = clamp_rf(broker_setting(config, "transaction.state.log.replication.factor"));
-        const auto min_isr =
-            std::min<std::int64_t>(broker_setting(config, "transaction.state.log.min.isr"), t.replication_factor);
+        t.num_partitions =
+            static_cast<std::int32_t>(config::as_int(config.static_value("transaction.state.log.num.partitions")));
+        t.replication_factor =
+            clamp_rf(config::as_int(config.static_value("transaction.state.log.replication.factor")));
+        const auto min_isr = std::min<std::int64_t>(
+            config::as_int(config.static_value("transaction.state.log.min.isr")), t.replication_factor);
         t.configs = {{"cleanup.policy", "compact"},
                      {"compression.type", "uncompressed"},
                      {"min.insync.replicas", std::to_string(min_isr)},
-                     {"segment.bytes", std::to_string(broker_setting(config, "transaction.state.log.segment.bytes"))},
+                     {"segment.bytes",
+                      std::to_string(config::as_int(config.static_value("transaction.state.log.segment.bytes")))},
                      {"unclean.leader.election.enable", "false"}};
     } else {
         t.num_partitions = config.num_partitions;

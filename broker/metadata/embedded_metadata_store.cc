@@ -11,12 +11,6 @@
 namespace weir::metadata {
 namespace {
 
-std::vector<std::int32_t> live_broker_ids(const MetadataSnapshot& s) {
-    std::vector<std::int32_t> ids;
-    for (const auto& b : s.brokers) ids.push_back(b.id);
-    return ids;
-}
-
 PartitionInfo make_partition(std::int32_t id, std::vector<std::int32_t> replicas, const MetadataSnapshot& s) {
     PartitionInfo p;
     p.partition = id;
@@ -103,12 +97,7 @@ Status EmbeddedMetadataStore::commit(std::shared_ptr<MetadataSnapshot> next, con
         std::lock_guard lock(snapshot_mutex_);
         snapshot_ = std::move(next);
     }
-    std::vector<std::shared_ptr<ChangeListener>> listeners;
-    {
-        std::lock_guard lock(listeners_mutex_);
-        for (const auto& [id, l] : listeners_) listeners.push_back(l);
-    }
-    for (const auto& l : listeners) (*l)(change);
+    listeners_.notify({change});
     return {};
 }
 
@@ -150,7 +139,7 @@ CreateTopicResult EmbeddedMetadataStore::create_topic_now(const NewTopic& topic,
 
     std::vector<std::vector<std::int32_t>> assignment;
     if (topic.assignments.empty()) {
-        assignment = assign_replicas(topic.num_partitions, topic.replication_factor, live_broker_ids(*current));
+        assignment = assign_replicas(topic.num_partitions, topic.replication_factor, current->broker_ids());
     } else {
         // validate_new_topic made sure the partitions are 0..n-1.
         for (const auto& [partition, replicas] : topic.assignments) assignment.push_back(replicas);
@@ -201,8 +190,7 @@ Status EmbeddedMetadataStore::create_partitions_now(std::string_view name, std::
 
     TopicPtr t = current->topic(name);
     const auto existing = static_cast<std::int32_t>(t->partitions.size());
-    auto placement =
-        assignments.empty() ? assign_added_partitions(*t, new_total, live_broker_ids(*current)) : assignments;
+    auto placement = assignments.empty() ? assign_added_partitions(*t, new_total, current->broker_ids()) : assignments;
     auto grown = std::make_shared<TopicInfo>(*t);
     for (std::size_t i = 0; i < placement.size(); ++i) {
         grown->partitions.push_back(
@@ -251,15 +239,9 @@ Status EmbeddedMetadataStore::alter_broker_configs_now(std::optional<std::int32_
 }
 
 MetadataStore::ListenerId EmbeddedMetadataStore::add_listener(ChangeListener listener) {
-    std::lock_guard lock(listeners_mutex_);
-    const ListenerId id = next_listener_id_++;
-    listeners_.emplace_back(id, std::make_shared<ChangeListener>(std::move(listener)));
-    return id;
+    return listeners_.add(std::move(listener));
 }
 
-void EmbeddedMetadataStore::remove_listener(ListenerId id) {
-    std::lock_guard lock(listeners_mutex_);
-    std::erase_if(listeners_, [&](const auto& entry) { return entry.first == id; });
-}
+void EmbeddedMetadataStore::remove_listener(ListenerId id) { listeners_.remove(id); }
 
 }  // namespace weir::metadata

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "broker/metadata/change_listeners.h"
 #include "broker/metadata/metadata_store.h"
 
 namespace weir::metadata {
@@ -71,9 +72,7 @@ private:
     mutable std::mutex snapshot_mutex_;
     Snapshot snapshot_;
 
-    std::mutex listeners_mutex_;
-    std::vector<std::pair<ListenerId, std::shared_ptr<ChangeListener>>> listeners_;
-    ListenerId next_listener_id_ = 1;
+    ChangeListeners listeners_;
 };
 
 }  // namespace weir::metadata

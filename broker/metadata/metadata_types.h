@@ -94,6 +94,11 @@ struct MetadataSnapshot {
             if (b.id == id) return &b;
         return nullptr;
     }
+    std::vector<std::int32_t> broker_ids() const {
+        std::vector<std::int32_t> ids;
+        for (const auto& b : brokers) ids.push_back(b.id);
+        return ids;
+    }
     // The two dynamic levels that apply to one broker.
     config::DynamicBrokerConfigs dynamic_broker_configs(std::int32_t broker_id) const {
         config::DynamicBrokerConfigs out;

@@ -5,6 +5,19 @@
 #include <set>
 
 namespace weir::metadata {
+namespace {
+
+// Where placement starts and how far the second replica is shifted: both
+// `fixed_start_index` if given, else random, as Kafka picks them.
+std::pair<std::int32_t, std::int32_t> start_and_shift(std::int32_t fixed_start_index, std::int32_t brokers) {
+    if (fixed_start_index >= 0) return {fixed_start_index, fixed_start_index};
+    std::random_device rd;
+    std::uniform_int_distribution<std::int32_t> pick(0, brokers - 1);
+    const auto start = pick(rd);
+    return {start, pick(rd)};
+}
+
+}  // namespace
 
 std::vector<std::vector<std::int32_t>> assign_replicas(std::int32_t num_partitions, std::int32_t replication_factor,
                                                        std::vector<std::int32_t> brokers,
@@ -13,14 +26,7 @@ std::vector<std::vector<std::int32_t>> assign_replicas(std::int32_t num_partitio
     if (brokers.empty() || replication_factor < 1 || num_partitions < 1) return out;
     std::sort(brokers.begin(), brokers.end());
     const auto n = static_cast<std::int32_t>(brokers.size());
-    std::int32_t start_index = fixed_start_index;
-    std::int32_t shift = fixed_start_index;
-    if (fixed_start_index < 0) {
-        std::random_device rd;
-        std::uniform_int_distribution<std::int32_t> pick(0, n - 1);
-        start_index = pick(rd);
-        shift = pick(rd);
-    }
+    auto [start_index, shift] = start_and_shift(fixed_start_index, n);
     std::int32_t partition = std::max(0, start_partition);
     out.reserve(static_cast<std::size_t>(num_partitions));
     for (std::int32_t i = 0; i < num_partitions; ++i, ++partition) {
@@ -52,14 +58,7 @@ std::vector<std::vector<std::int32_t>> assign_replicas_rack_aware(std::int32_t n
             if (round < brokers.size()) arranged.push_back(brokers[round]);
     const auto n = static_cast<std::int32_t>(arranged.size());
     const auto num_racks = static_cast<std::int32_t>(by_rack.size());
-    std::int32_t start_index = fixed_start_index;
-    std::int32_t shift = fixed_start_index;
-    if (fixed_start_index < 0) {
-        std::random_device rd;
-        std::uniform_int_distribution<std::int32_t> pick(0, n - 1);
-        start_index = pick(rd);
-        shift = pick(rd);
-    }
+    auto [start_index, shift] = start_and_shift(fixed_start_index, n);
     std::int32_t partition = std::max(0, start_partition);
     for (std::int32_t i = 0; i < num_partitions; ++i, ++partition) {
         if (partition > 0 && partition % n == 0) ++shift;

@@ -14,6 +14,33 @@ namespace weir::partitions {
 
 namespace asio = boost::asio;
 
+namespace {
+
+// An append to the log, with storage's failures answered as Kafka answers
+// them: KAFKA_STORAGE_ERROR for I/O, CORRUPT_MESSAGE for batches it cannot
+// take.
+template <typename Write>
+AppendResult write_to_log(const TopicPartition& tp, Write write) {
+    AppendResult result;
+    try {
+        auto appended = write();
+        result.base_offset = appended.base_offset;
+        result.last_offset = appended.last_offset;
+        result.log_append_time = appended.log_append_time;
+        result.log_start_offset = appended.log_start_offset;
+    } catch (const storage::StorageError& e) {
+        logging::error("append to {} failed: {}", tp.to_string(), e.what());
+        result.error = ErrorCode::kafka_storage_error;
+        result.error_message = e.what();
+    } catch (const wire::DecodeError& e) {
+        result.error = ErrorCode::corrupt_message;
+        result.error_message = e.what();
+    }
+    return result;
+}
+
+}  // namespace
+
 Partition::Subscription::Subscription(std::weak_ptr<Partition> partition, ChangeListeners::Id id)
     : partition_(std::move(partition)), id_(id) {}
 
@@ -233,21 +260,8 @@ AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches
         result.error = ErrorCode::not_leader_or_follower;
         return result;
     }
-    try {
-        auto appended = log_->append_replicated(batches);
-        result.base_offset = appended.base_offset;
-        result.last_offset = appended.last_offset;
-        result.log_start_offset = appended.log_start_offset;
-    } catch (const storage::StorageError& e) {
-        logging::error("replicated append to {} failed: {}", tp_.to_string(), e.what());
-        result.error = ErrorCode::kafka_storage_error;
-        result.error_message = e.what();
-        return result;
-    } catch (const wire::DecodeError& e) {
-        result.error = ErrorCode::corrupt_message;
-        result.error_message = e.what();
-        return result;
-    }
+    result = write_to_log(tp_, [&] { return log_->append_replicated(batches); });
+    if (result.error != ErrorCode::none) return result;
     // The leader's epochs become this replica's history (Kafka's follower
     // assigns its leader epoch cache from the batches it appends).
     bool learned = false;
@@ -308,22 +322,8 @@ AppendResult Partition::append(std::span<std::uint8_t> batches) {
         result.error = error;
         return result;
     }
-    try {
-        auto appended = log_->append(batches);
-        result.base_offset = appended.base_offset;
-        result.last_offset = appended.last_offset;
-        result.log_append_time = appended.log_append_time;
-        result.log_start_offset = appended.log_start_offset;
-    } catch (const storage::StorageError& e) {
-        logging::error("append to {} failed: {}", tp_.to_string(), e.what());
-        result.error = ErrorCode::kafka_storage_error;
-        result.error_message = e.what();
-        return result;
-    } catch (const wire::DecodeError& e) {
-        result.error = ErrorCode::corrupt_message;
-        result.error_message = e.what();
-        return result;
-    }
+    result = write_to_log(tp_, [&] { return log_->append(batches); });
+    if (result.error != ErrorCode::none) return result;
     maybe_advance_high_watermark();
     change_listeners_.notify();
     return result;

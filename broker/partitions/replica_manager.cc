@@ -129,6 +129,10 @@ void ReplicaManager::set_isr_proposer(IsrProposer proposer, std::chrono::millise
 
 void ReplicaManager::follower_fetched(Partition& partition, std::int32_t replica, std::int64_t fetch_offset) {
     if (!partition.update_follower_position(replica, fetch_offset) || !isr_proposer_) return;
+    // Every follower fetch passes here: only one from outside the ISR can
+    // change it (shrinking is maintain_isrs' job).
+    const auto& in_sync = partition.isr();
+    if (std::find(in_sync.begin(), in_sync.end(), replica) != in_sync.end()) return;
     if (auto isr = partition.isr_change(std::chrono::steady_clock::now(), replica_lag_max_))
         isr_proposer_(partition.topic_partition(), partition.leader_epoch(), std::move(*isr));
 }

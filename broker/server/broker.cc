@@ -19,13 +19,6 @@ namespace asio = boost::asio;
 
 namespace {
 
-// A broker key as server.properties sets it, else Kafka's default.
-std::string broker_value(const config::ConfigMap& props, const std::string& key) {
-    if (auto it = props.find(key); it != props.end()) return it->second;
-    const auto* k = config::find_broker_config_key(key);
-    return k && k->default_value ? std::string(*k->default_value) : std::string();
-}
-
 asio::ip::tcp::endpoint bind_endpoint(const config::Listener& l) {
     if (l.host.empty()) return {asio::ip::tcp::v6(), l.port};
     asio::ip::tcp::resolver resolver(asio::system_executor{});
@@ -110,7 +103,7 @@ std::chrono::milliseconds Broker::cleaner_backoff() const {
     auto props = config::current_broker_props(config_.static_props,
                                               core_->metadata().snapshot()->dynamic_broker_configs(config_.broker_id));
     return std::chrono::milliseconds(
-        std::max<std::int64_t>(config::as_int(broker_value(props, "log.cleaner.backoff.ms")), 0));
+        std::max<std::int64_t>(config::as_int(config::broker_value_or_default(props, "log.cleaner.backoff.ms")), 0));
 }
 
 bool Broker::retention_due() {
@@ -125,7 +118,7 @@ void Broker::stop() {
     stopped_ = true;
     logging::info("shutting down");
     auto* zk = core_ ? dynamic_cast<metadata::ZkMetadataStore*>(&core_->metadata()) : nullptr;
-    if (zk && config::as_bool(broker_value(config_.static_props, "controlled.shutdown.enable"))) {
+    if (zk && config::as_bool(config_.static_value("controlled.shutdown.enable"))) {
         asio::co_spawn(io_, hand_over_leadership(*zk), asio::detached);
         return;
     }

@@ -36,19 +36,12 @@ partitions::LogConfig to_log_config(const config::TopicConfig& t) {
     return c;
 }
 
-// A broker key as server.properties sets it, else Kafka's default.
-std::string broker_value(const config::ConfigMap& props, const std::string& key) {
-    if (auto it = props.find(key); it != props.end()) return it->second;
-    const auto* k = config::find_broker_config_key(key);
-    return k && k->default_value ? std::string(*k->default_value) : std::string();
-}
-
 storage::CleanerOptions cleaner_options(const config::BrokerConfig& c) {
     storage::CleanerOptions o;
-    auto threads = config::as_int(broker_value(c.static_props, "log.cleaner.threads"));
+    auto threads = config::as_int(c.static_value("log.cleaner.threads"));
     // Kafka starts no cleaner thread for log.cleaner.threads=0.
     o.enabled = c.log_cleaner_enable && threads > 0;
-    auto dedupe = config::as_int(broker_value(c.static_props, "log.cleaner.dedupe.buffer.size"));
+    auto dedupe = config::as_int(c.static_value("log.cleaner.dedupe.buffer.size"));
     o.dedupe_buffer_bytes =
         static_cast<std::size_t>(std::max<std::int64_t>(dedupe / std::max<std::int64_t>(threads, 1), 1));
     return o;

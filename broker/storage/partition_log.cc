@@ -182,18 +182,22 @@ AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
         pos += h.total_size();
     }
 
-    RollParams roll_params{
-        config_.segment_bytes, config_.max_segment_ms(), batches.size(), max_timestamp, next - 1, now};
-    if (active().should_roll(roll_params)) roll(log_end_offset_);
-    active().append(batches);
-    log_end_offset_ = next;
+    write(batches, log_end_offset_, next, max_timestamp, result.record_count, now);
     result.last_offset = next - 1;
     if (log_append_time) result.log_append_time = now;
+    return result;
+}
 
-    unflushed_messages_ += result.record_count;
+void PartitionLog::write(std::span<const std::uint8_t> batches, std::int64_t first, std::int64_t next,
+                         std::int64_t max_timestamp, std::int64_t records, std::int64_t now) {
+    RollParams roll_params{
+        config_.segment_bytes, config_.max_segment_ms(), batches.size(), max_timestamp, next - 1, now};
+    if (active().should_roll(roll_params)) roll(first);
+    active().append(batches);
+    log_end_offset_ = next;
+    unflushed_messages_ += records;
     if (unflushed_messages_ >= config_.flush_interval_messages || now - last_flush_ms_ >= config_.flush_interval_ms)
         flush();
-    return result;
 }
 
 AppendResult PartitionLog::append_replicated(std::span<const std::uint8_t> batches) {
@@ -222,16 +226,9 @@ AppendResult PartitionLog::append_replicated(std::span<const std::uint8_t> batch
         pos += h.total_size();
     }
     if (!first) return result;
-    RollParams roll_params{
-        config_.segment_bytes, config_.max_segment_ms(), batches.size(), max_timestamp, next - 1, now};
-    if (active().should_roll(roll_params)) roll(*first);
-    active().append(batches);
+    write(batches, *first, next, max_timestamp, result.record_count, now);
     result.base_offset = *first;
-    log_end_offset_ = next;
     result.last_offset = next - 1;
-    unflushed_messages_ += result.record_count;
-    if (unflushed_messages_ >= config_.flush_interval_messages || now - last_flush_ms_ >= config_.flush_interval_ms)
-        flush();
     return result;
 }
 

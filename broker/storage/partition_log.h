@@ -154,6 +154,10 @@ private:
     [[nodiscard]] const Segment& active() const { return segments_.rbegin()->second; }
     [[nodiscard]] SegmentOptions segment_options() const;
     void roll(std::int64_t new_base);
+    // Both appends' last step: roll if due (the new segment starting at
+    // `first`), write, move the log end to `next`, flush if due.
+    void write(std::span<const std::uint8_t> batches, std::int64_t first, std::int64_t next, std::int64_t max_timestamp,
+               std::int64_t records, std::int64_t now);
     void flush_up_to(std::int64_t offset);
     // Deletes segments from the front while `predicate(segment, next)` holds, never the active one.
     template <typename Pred>

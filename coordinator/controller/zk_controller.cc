@@ -26,38 +26,30 @@ namespace {
 // looks at every partition again this often.
 constexpr std::chrono::seconds kPeriodicCheck{30};
 
+// Who is registered now, read from ZooKeeper rather than the broker's
+// snapshot, which may trail it.
+std::set<std::int32_t> registered_brokers(ZkSession& s) {
+    std::set<std::int32_t> live;
+    if (auto ids = s.children(std::string(paths::kBrokerIds)))
+        for (const auto& id : *ids)
+            if (auto n = zk::parse_id(id)) live.insert(*n);
+    return live;
+}
+
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
-}
-
-std::optional<std::int32_t> parse_int(std::string_view s) {
-    std::int32_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-    return v;
-}
-
-}  // namespace
-
-namespace {
-
-// A broker key as server.properties sets it, else Kafka's default.
-std::string broker_value(const config::BrokerConfig& config, const std::string& key) {
-    if (auto it = config.static_props.find(key); it != config.static_props.end()) return it->second;
-    const auto* k = config::find_broker_config_key(key);
-    return k && k->default_value ? std::string(*k->default_value) : std::string();
 }
 
 }  // namespace
 
 ZkController::ZkController(metadata::ZkMetadataStore& store, const config::BrokerConfig& config)
     : store_(store), config_(config), periodic_(store.executor()), rebalance_timer_(store.executor()) {
-    auto_rebalance_ = config::as_bool(broker_value(config, "auto.leader.rebalance.enable"));
+    auto_rebalance_ = config::as_bool(config.static_value("auto.leader.rebalance.enable"));
     imbalance_interval_ = std::chrono::seconds(
-        std::max<std::int64_t>(config::as_int(broker_value(config, "leader.imbalance.check.interval.seconds")), 1));
+        std::max<std::int64_t>(config::as_int(config.static_value("leader.imbalance.check.interval.seconds")), 1));
     imbalance_percentage_ =
-        static_cast<double>(config::as_int(broker_value(config, "leader.imbalance.per.broker.percentage")));
+        static_cast<double>(config::as_int(config.static_value("leader.imbalance.per.broker.percentage")));
 }
 
 ZkController::~ZkController() {
@@ -191,7 +183,7 @@ std::optional<ZkController::Epoch> ZkController::try_elect(ZkSession& s) {
         current = s.get(epoch_path);
         if (!current) return std::nullopt;
     }
-    auto epoch = parse_int(current->data).value_or(0);
+    auto epoch = zk::parse_id(current->data).value_or(0);
     auto r = s.multi({Op::create(std::string(paths::kController), zk::encode_controller(config_.broker_id, now_ms()),
                                  zk::CreateMode::ephemeral),
                       Op::set(epoch_path, std::to_string(epoch + 1), current->version)});
@@ -223,10 +215,7 @@ ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch) {
         }
     }
 
-    std::set<std::int32_t> live;
-    if (auto ids = s.children(std::string(paths::kBrokerIds)))
-        for (const auto& id : *ids)
-            if (auto n = parse_int(id)) live.insert(*n);
+    const auto live = registered_brokers(s);
 
     auto topics = s.children(std::string(paths::kTopics));
     if (!topics) return Pass::done;
@@ -290,10 +279,7 @@ ZkController::Pass ZkController::rebalance_leaders(ZkSession& s, const Epoch& ep
     const std::string epoch_path(paths::kControllerEpoch);
     auto candidates = preferred_leader_elections(*store_.snapshot(), imbalance_percentage_);
     if (candidates.empty()) return Pass::done;
-    std::set<std::int32_t> live;
-    if (auto ids = s.children(std::string(paths::kBrokerIds)))
-        for (const auto& id : *ids)
-            if (auto n = parse_int(id)) live.insert(*n);
+    const auto live = registered_brokers(s);
     for (const auto& tp : candidates) {
         auto assignment_node = s.get(paths::topic(tp.topic));
         auto state_node = s.get(paths::partition_state(tp.topic, tp.partition));

@@ -39,6 +39,13 @@ std::string delete_topic(std::string_view name) { return std::string(kDeleteTopi
 
 }  // namespace paths
 
+std::optional<std::int32_t> parse_id(std::string_view text) {
+    std::int32_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
+    return v;
+}
+
 namespace {
 
 json::object parse_object(std::string_view text) {

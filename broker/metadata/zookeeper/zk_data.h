@@ -47,6 +47,9 @@ std::string broker_config(std::optional<std::int32_t> id);
 std::string delete_topic(std::string_view name);
 }  // namespace paths
 
+// A broker id, partition or epoch as a znode's name or data holds it.
+std::optional<std::int32_t> parse_id(std::string_view text);
+
 // /brokers/ids/<id>, version 5 (host/port: the first PLAINTEXT endpoint).
 std::string encode_broker(const metadata::BrokerInfo& broker, std::int64_t timestamp_ms);
 metadata::BrokerInfo decode_broker(std::int32_t id, std::string_view json);

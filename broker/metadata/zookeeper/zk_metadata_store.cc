@@ -46,19 +46,6 @@ bool has_leaders(const TopicInfo& t) {
     return true;
 }
 
-std::optional<std::int32_t> parse_int(std::string_view s) {
-    std::int32_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-    return v;
-}
-
-std::vector<std::int32_t> live_ids(const MetadataSnapshot& s) {
-    std::vector<std::int32_t> ids;
-    for (const auto& b : s.brokers) ids.push_back(b.id);
-    return ids;
-}
-
 }  // namespace
 
 ZkMetadataStore::ZkMetadataStore(Options options)
@@ -153,7 +140,7 @@ void ZkMetadataStore::load_broker_config_list(ZkSession& s) {
     for (const auto& id : *ids) {
         if (id == "<default>") {
             load_broker_config(s, std::nullopt);
-        } else if (auto n = parse_int(id)) {
+        } else if (auto n = zk::parse_id(id)) {
             load_broker_config(s, *n);
         }
     }
@@ -175,7 +162,7 @@ void ZkMetadataStore::load_brokers(ZkSession& s) {
     auto ids = s.children(std::string(paths::kBrokerIds), true);
     if (!ids) return;
     for (const auto& name : *ids) {
-        auto id = parse_int(name);
+        auto id = zk::parse_id(name);
         if (!id) continue;
         auto node = s.get(paths::broker(*id));
         if (!node) continue;
@@ -315,7 +302,7 @@ void ZkMetadataStore::handle_event(ZkSession& s, const zk::WatchEvent& event) {
         constexpr std::string_view kPartitions = "/partitions/";
         constexpr std::string_view kState = "/state";
         if (rest.starts_with(kPartitions) && rest.ends_with(kState)) {
-            auto p = parse_int(rest.substr(kPartitions.size(), rest.size() - kPartitions.size() - kState.size()));
+            auto p = zk::parse_id(rest.substr(kPartitions.size(), rest.size() - kPartitions.size() - kState.size()));
             if (p) load_state(s, topic, *p);
         }
     } else if (under(paths::kConfigTopics)) {
@@ -326,7 +313,7 @@ void ZkMetadataStore::handle_event(ZkSession& s, const zk::WatchEvent& event) {
         auto id = path.substr(paths::kConfigBrokers.size() + 1);
         if (id == "<default>") {
             load_broker_config(s, std::nullopt);
-        } else if (auto n = parse_int(id)) {
+        } else if (auto n = zk::parse_id(id)) {
             load_broker_config(s, *n);
         }
     }
@@ -390,13 +377,7 @@ void ZkMetadataStore::apply_published(std::shared_ptr<const MetadataSnapshot> ne
         std::lock_guard lock(snapshot_mutex_);
         snapshot_ = next;
     }
-    std::vector<std::shared_ptr<ChangeListener>> listeners;
-    {
-        std::lock_guard lock(listeners_mutex_);
-        for (const auto& [id, l] : listeners_) listeners.push_back(l);
-    }
-    for (const auto& change : changes)
-        for (const auto& l : listeners) (*l)(change);
+    listeners_.notify(changes);
     for (Waiter* w : waiters_)
         if (w->ready(*next)) w->timer.cancel();
 }
@@ -513,7 +494,7 @@ Task<Status> ZkMetadataStore::create_partitions(std::string name, std::int32_t n
     if (validate_only) co_return Status{};
     TopicPtr t = current->topic(name);
     const auto existing = static_cast<std::int32_t>(t->partitions.size());
-    auto placement = assignments.empty() ? assign_added_partitions(*t, new_total, live_ids(*current)) : assignments;
+    auto placement = assignments.empty() ? assign_added_partitions(*t, new_total, current->broker_ids()) : assignments;
     auto operation = [name, existing, placement](ZkSession& s) -> Status {
         auto node = s.get(paths::topic(name));
         if (!node) return Status::failure(ErrorCode::unknown_topic_or_partition, "Topic '" + name + "' not found.");
@@ -619,15 +600,9 @@ Task<void> ZkMetadataStore::deregister() {
 }
 
 MetadataStore::ListenerId ZkMetadataStore::add_listener(ChangeListener listener) {
-    std::lock_guard lock(listeners_mutex_);
-    const ListenerId id = next_listener_id_++;
-    listeners_.emplace_back(id, std::make_shared<ChangeListener>(std::move(listener)));
-    return id;
+    return listeners_.add(std::move(listener));
 }
 
-void ZkMetadataStore::remove_listener(ListenerId id) {
-    std::lock_guard lock(listeners_mutex_);
-    std::erase_if(listeners_, [&](const auto& entry) { return entry.first == id; });
-}
+void ZkMetadataStore::remove_listener(ListenerId id) { listeners_.remove(id); }
 
 }  // namespace weir::metadata

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <set>
 
+#include "broker/metadata/change_listeners.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/metadata/zookeeper/zk_client.h"
 #include "broker/metadata/zookeeper/zk_data.h"
@@ -123,9 +124,7 @@ private:
     mutable std::mutex snapshot_mutex_;
     std::shared_ptr<const MetadataSnapshot> snapshot_;
 
-    std::mutex listeners_mutex_;
-    std::vector<std::pair<ListenerId, std::shared_ptr<ChangeListener>>> listeners_;
-    ListenerId next_listener_id_ = 1;
+    ChangeListeners listeners_;
 
     struct Waiter {
         std::function<bool(const MetadataSnapshot&)> ready;
