@@ -41,7 +41,7 @@ if [ -n "$full" ]; then
 
   echo "=== librdkafka's own integration suite against the sanitized broker ==="
   compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite \
-    --parallel "${WEIR_SUITE_PARALLEL:-2}" || status=1
+    --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
   exit $status
 fi
 
@@ -52,5 +52,5 @@ ctest --test-dir build --timeout 600 -j"$jobs" --output-on-failure || status=1
 
 echo "=== librdkafka's own integration suite ==="
 compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite \
-  --parallel "${WEIR_SUITE_PARALLEL:-2}" || status=1
+  --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
 exit $status
