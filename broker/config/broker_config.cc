@@ -266,6 +266,11 @@ BrokerConfig build_broker_config(const ConfigMap& props, std::vector<std::string
     cfg.socket_send_buffer_bytes = v.i32("socket.send.buffer.bytes");
     cfg.socket_receive_buffer_bytes = v.i32("socket.receive.buffer.bytes");
     cfg.connections_max_idle_ms = v.num("connections.max.idle.ms");
+    cfg.connection_stall_timeout_ms = v.num("weir.connection.stall.timeout.ms");
+    cfg.queued_max_request_bytes = v.num("queued.max.request.bytes");
+    cfg.max_connections = v.i32("max.connections");
+    cfg.max_connections_per_ip = v.i32("max.connections.per.ip");
+    cfg.max_connections_per_ip_overrides = v.str("max.connections.per.ip.overrides");
     cfg.max_incremental_fetch_session_cache_slots = v.i32("max.incremental.fetch.session.cache.slots");
     cfg.queued_max_requests = v.i32("queued.max.requests");
     cfg.num_network_threads = v.i32("num.network.threads");

@@ -47,6 +47,11 @@ struct BrokerConfig {
     std::int32_t socket_send_buffer_bytes = 102400;
     std::int32_t socket_receive_buffer_bytes = 102400;
     std::int64_t connections_max_idle_ms = 600000;
+    std::int64_t connection_stall_timeout_ms = 30000;  // weir.connection.stall.timeout.ms
+    std::int64_t queued_max_request_bytes = -1;
+    std::int32_t max_connections = 2147483647;
+    std::int32_t max_connections_per_ip = 2147483647;
+    std::string max_connections_per_ip_overrides;
     std::int32_t max_incremental_fetch_session_cache_slots = 1000;
     std::int32_t queued_max_requests = 500;
     std::int32_t num_network_threads = 3;  // accepted, may be ignored

@@ -15,19 +15,25 @@ namespace asio = boost::asio;
 using asio::use_awaitable;
 
 Connection::Connection(asio::ip::tcp::socket socket, RequestHandler& handler, ConnectionLimits limits,
-                       ConnectionInfo info)
+                       ConnectionInfo info, std::shared_ptr<MemoryBudget> budget, ConnectionSlot slot)
     : socket_(std::move(socket)),
       handler_(handler),
       limits_(limits),
       info_(std::move(info)),
+      budget_(std::move(budget)),
+      slot_(std::move(slot)),
       writer_wake_(socket_.get_executor()),
       reader_wake_(socket_.get_executor()),
       barrier_done_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
+      read_deadline_(socket_.get_executor()),
+      write_deadline_(socket_.get_executor()),
       last_activity_(std::chrono::steady_clock::now()) {
     writer_wake_.expires_at(asio::steady_timer::time_point::max());
     reader_wake_.expires_at(asio::steady_timer::time_point::max());
     barrier_done_.expires_at(asio::steady_timer::time_point::max());
+    read_deadline_.expires_at(asio::steady_timer::time_point::max());
+    write_deadline_.expires_at(asio::steady_timer::time_point::max());
     boost::system::error_code ec;
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
@@ -47,6 +53,10 @@ void Connection::start() {
     asio::co_spawn(socket_.get_executor(), read_loop(), on_done);
     asio::co_spawn(socket_.get_executor(), write_loop(), on_done);
     if (limits_.max_idle.count() > 0) asio::co_spawn(socket_.get_executor(), idle_watchdog(), on_done);
+    if (limits_.stall_timeout.count() > 0) {
+        asio::co_spawn(socket_.get_executor(), stall_watchdog(read_deadline_, "request frame not complete"), on_done);
+        asio::co_spawn(socket_.get_executor(), stall_watchdog(write_deadline_, "response not read"), on_done);
+    }
 }
 
 void Connection::close() {
@@ -59,6 +69,20 @@ void Connection::close() {
     reader_wake_.cancel();
     barrier_done_.cancel();
     idle_timer_.cancel();
+    read_deadline_.cancel();
+    write_deadline_.cancel();
+    slot_.release();
+    // Responses nobody will read give their memory back now, not when the
+    // last request of this connection finishes.
+    for (auto& s : pending_)
+        if (s->done) {
+            s->response.reset();
+            s->memory.reset();
+        }
+    if (budget_) {
+        budget_->end_frame(this);
+        budget_->wake_all();  // this connection may be among the muted ones
+    }
 }
 
 std::size_t Connection::pending_response_bytes() const {
@@ -81,6 +105,13 @@ asio::awaitable<void> Connection::read_loop() {
         }
         if (closed_) co_return;
 
+        // Muted while the broker-wide budget is used up (queued.max.request.bytes)
+        // and this connection holds some of it: a client that reads its answers
+        // holds nothing between requests and keeps going; one that pipelines
+        // and never reads stops here.
+        while (budget_ && budget_->exhausted() && !pending_.empty() && !closed_) co_await budget_->next_release();
+        if (closed_) co_return;
+
         boost::system::error_code ec;
         co_await asio::async_read(socket_, asio::buffer(size_buf), asio::redirect_error(use_awaitable, ec));
         if (ec) co_return;  // peer closed or reset: nothing to log
@@ -94,12 +125,13 @@ asio::awaitable<void> Connection::read_loop() {
             close();
             co_return;
         }
-        auto frame = std::make_shared<wire::Bytes>(static_cast<std::size_t>(size));
-        co_await asio::async_read(socket_, asio::buffer(*frame), asio::redirect_error(use_awaitable, ec));
-        if (ec) co_return;
+        BudgetLease lease(budget_);
+        auto frame = co_await read_body(static_cast<std::size_t>(size), lease);
+        if (!frame) co_return;
         last_activity_ = std::chrono::steady_clock::now();
 
         auto slot = std::make_shared<Slot>();
+        slot->memory = std::move(lease);
         auto barrier = last_barrier_.lock();
         if (barrier && barrier->finished) barrier.reset();
         if (handler_.is_barrier(*frame)) last_barrier_ = slot;
@@ -110,6 +142,7 @@ asio::awaitable<void> Connection::read_loop() {
 
 asio::awaitable<void> Connection::process(SlotPtr slot, SlotPtr barrier, std::shared_ptr<const wire::Bytes> frame) {
     auto self = shared_from_this();
+    const auto frame_size = frame->size();
     // Waiting for the last barrier is enough: it waited for the one before it.
     // Like every request read, this one runs even if the connection closes
     // meanwhile; only its response is lost.
@@ -123,12 +156,81 @@ asio::awaitable<void> Connection::process(SlotPtr slot, SlotPtr barrier, std::sh
     } catch (const std::exception& e) {
         logging::warn("connection {} from {}: {}; closing", info_.id, info_.peer, e.what());
         close();
+        slot->memory.reset();
         finish(*slot);
         co_return;
     }
+    // The request's bytes are done with; the response's are held until written.
+    if (budget_) budget_->note_freed_frame(frame_size);
+    slot->memory.reset();
+    if (slot->response && !closed_)
+        slot->memory = response_lease(slot->response->size());
+    else
+        slot->response.reset();
     slot->done = true;
     finish(*slot);
     writer_wake_.cancel();
+}
+
+BudgetLease Connection::response_lease(std::size_t bytes) {
+    BudgetLease lease(budget_);
+    lease.add(bytes);
+    return lease;
+}
+
+asio::awaitable<std::shared_ptr<wire::Bytes>> Connection::read_body(std::size_t size, BudgetLease& lease) {
+    // Grow from a small first chunk, doubling as bytes arrive: a frame header
+    // declaring 100 MB costs memory only once the bytes are really sent.
+    constexpr std::size_t first_chunk = 64 * 1024;
+    auto frame = std::make_shared<wire::Bytes>();
+    std::size_t received = 0;
+    arm(read_deadline_);
+    struct EndFrame {
+        Connection& c;
+        ~EndFrame() {
+            c.read_deadline_.expires_at(asio::steady_timer::time_point::max());
+            if (c.budget_) c.budget_->end_frame(&c);
+        }
+    } end_frame{*this};
+    while (received < size) {
+        if (frame->size() == received) {
+            // The first chunk is free, so small requests never wait behind a large one.
+            while (received > 0 && budget_ && !closed_ && !budget_->may_grow(this)) co_await budget_->next_release();
+            if (closed_) co_return nullptr;
+            auto grown = std::min(size, std::max(first_chunk, received * 2));
+            lease.add(grown - frame->size());
+            frame->resize(grown);
+        }
+        boost::system::error_code ec;
+        auto n = co_await socket_.async_read_some(asio::buffer(frame->data() + received, frame->size() - received),
+                                                  asio::redirect_error(use_awaitable, ec));
+        if (ec) {
+            if (budget_) budget_->note_freed_frame(frame->size());
+            co_return nullptr;
+        }
+        received += n;
+    }
+    co_return frame;
+}
+
+void Connection::arm(asio::steady_timer& deadline) const {
+    deadline.expires_after(limits_.stall_timeout.count() > 0 ? limits_.stall_timeout
+                                                             : std::chrono::milliseconds(std::int64_t{1} << 40));
+}
+
+asio::awaitable<void> Connection::stall_watchdog(asio::steady_timer& deadline, std::string_view what) {
+    auto self = shared_from_this();
+    while (!closed_) {
+        boost::system::error_code ec;
+        co_await deadline.async_wait(asio::redirect_error(use_awaitable, ec));
+        if (closed_) co_return;
+        if (!ec && deadline.expiry() <= asio::steady_timer::clock_type::now()) {
+            logging::warn("connection {} from {}: {} for {} ms (weir.connection.stall.timeout.ms); closing", info_.id,
+                          info_.peer, what, limits_.stall_timeout.count());
+            close();
+            co_return;
+        }
+    }
 }
 
 void Connection::finish(Slot& slot) {
@@ -154,10 +256,14 @@ asio::awaitable<void> Connection::write_loop() {
         }
         if (!buffers.empty()) {
             boost::system::error_code ec;
+            arm(write_deadline_);
             co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
+            write_deadline_.expires_at(asio::steady_timer::time_point::max());
             if (ec) co_return;
             last_activity_ = std::chrono::steady_clock::now();
             reader_wake_.cancel();
+            // This connection may be muted on the budget only for holding some of it.
+            if (budget_ && pending_.empty() && budget_->exhausted()) budget_->wake_all();
             continue;
         }
         reader_wake_.cancel();

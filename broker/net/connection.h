@@ -11,7 +11,10 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string_view>
 
+#include "broker/net/connection_quotas.h"
+#include "broker/net/memory_budget.h"
 #include "broker/net/request_handler.h"
 
 namespace weir::net {
@@ -21,12 +24,18 @@ struct ConnectionLimits {
     std::size_t max_in_flight_requests = 64;
     std::size_t max_pending_response_bytes = 64u << 20;
     std::chrono::milliseconds max_idle{600000};  // connections.max.idle.ms
+    // weir.connection.stall.timeout.ms: a client that stops sending in the
+    // middle of a request frame, or stops reading in the middle of a response,
+    // is closed after this long (its own request.timeout.ms has long given up).
+    std::chrono::milliseconds stall_timeout{30000};
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
+    // `budget` (may be null: unbounded) is shared by every connection of the
+    // broker; `slot` is this connection's place in the connection quotas.
     Connection(boost::asio::ip::tcp::socket socket, RequestHandler& handler, ConnectionLimits limits,
-               ConnectionInfo info);
+               ConnectionInfo info, std::shared_ptr<MemoryBudget> budget = nullptr, ConnectionSlot slot = {});
     void start();
     void close();
 
@@ -35,12 +44,19 @@ private:
         bool done = false;      // the response is ready for the writer
         bool finished = false;  // the handler returned or threw: what requests behind a barrier wait for
         std::optional<wire::Bytes> response;
+        BudgetLease memory;  // the request's bytes until it is handled, then the response's until written
     };
     using SlotPtr = std::shared_ptr<Slot>;
 
     boost::asio::awaitable<void> read_loop();
     boost::asio::awaitable<void> write_loop();
     boost::asio::awaitable<void> idle_watchdog();
+    // Reads a body of `size` bytes, growing the buffer as bytes arrive (never
+    // the declared size up front) and taking them from the budget.
+    boost::asio::awaitable<std::shared_ptr<wire::Bytes>> read_body(std::size_t size, BudgetLease& lease);
+    boost::asio::awaitable<void> stall_watchdog(boost::asio::steady_timer& deadline, std::string_view what);
+    void arm(boost::asio::steady_timer& deadline) const;
+    BudgetLease response_lease(std::size_t bytes);
     // `barrier`: the last barrier that arrived before this request and was
     // still running then (null if none); the request starts after it.
     boost::asio::awaitable<void> process(SlotPtr slot, SlotPtr barrier, std::shared_ptr<const wire::Bytes> frame);
@@ -51,6 +67,8 @@ private:
     RequestHandler& handler_;
     ConnectionLimits limits_;
     ConnectionInfo info_;
+    std::shared_ptr<MemoryBudget> budget_;
+    ConnectionSlot slot_;
     std::deque<std::shared_ptr<Slot>> pending_;
     // The last barrier request read; weak so a finished one's response is freed
     // once written.
@@ -60,6 +78,8 @@ private:
     boost::asio::steady_timer reader_wake_;
     boost::asio::steady_timer barrier_done_;  // cancelled when a barrier finishes
     boost::asio::steady_timer idle_timer_;
+    boost::asio::steady_timer read_deadline_;   // armed while a frame body is being read
+    boost::asio::steady_timer write_deadline_;  // armed while responses are being written
     std::chrono::steady_clock::time_point last_activity_;
     bool closed_ = false;
 };

@@ -12,8 +12,15 @@ namespace weir::net {
 namespace asio = boost::asio;
 
 Listener::Listener(asio::any_io_executor executor, const asio::ip::tcp::endpoint& endpoint, std::string name,
-                   RequestHandler& handler, ConnectionLimits limits)
-    : acceptor_(executor), name_(std::move(name)), handler_(handler), limits_(limits) {
+                   RequestHandler& handler, ConnectionLimits limits, std::shared_ptr<MemoryBudget> budget,
+                   std::shared_ptr<ConnectionQuotas> quotas)
+    : acceptor_(executor),
+      name_(std::move(name)),
+      handler_(handler),
+      limits_(limits),
+      budget_(std::move(budget)),
+      quotas_(std::move(quotas)),
+      backoff_(executor) {
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
     acceptor_.bind(endpoint);
@@ -25,6 +32,7 @@ void Listener::start() { asio::co_spawn(acceptor_.get_executor(), accept_loop(),
 void Listener::stop() {
     boost::system::error_code ec;
     acceptor_.close(ec);
+    backoff_.cancel();
 }
 
 void Listener::close_all() {
@@ -34,12 +42,15 @@ void Listener::close_all() {
 }
 
 asio::awaitable<void> Listener::accept_loop() {
+    constexpr auto warning_interval = std::chrono::seconds(10);
     while (acceptor_.is_open()) {
+        // max.connections: leave new connections in the backlog until one closes.
+        if (quotas_) co_await quotas_->wait_for_slot();
         boost::system::error_code ec;
         auto socket = co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             if (!acceptor_.is_open()) co_return;
-            logging::warn("listener {}: accept failed: {}", name_, ec.message());
+            co_await back_off(ec);
             continue;
         }
         ConnectionInfo info;
@@ -47,11 +58,52 @@ asio::awaitable<void> Listener::accept_loop() {
         info.listener = name_;
         auto remote = socket.remote_endpoint(ec);
         info.peer = ec ? "?" : remote.address().to_string() + ":" + std::to_string(remote.port());
-        auto connection = std::make_shared<Connection>(std::move(socket), handler_, limits_, std::move(info));
+        ConnectionSlot slot;
+        if (quotas_ && !ec) {
+            auto admitted = quotas_->admit(remote.address());
+            if (!admitted) {
+                // Kafka closes it at once and logs; a client reconnecting in a
+                // loop must not flood the log.
+                ++refused_;
+                auto now = std::chrono::steady_clock::now();
+                if (now - last_quota_warning_ >= warning_interval) {
+                    logging::warn(
+                        "listener {}: refused {} connection(s), last from {}: {} open from that address "
+                        "(max.connections.per.ip)",
+                        name_, refused_, info.peer, quotas_->limit_for(remote.address()));
+                    last_quota_warning_ = now;
+                    refused_ = 0;
+                }
+                socket.close(ec);
+                continue;
+            }
+            slot = std::move(*admitted);
+        }
+        auto connection = std::make_shared<Connection>(std::move(socket), handler_, limits_, std::move(info), budget_,
+                                                       std::move(slot));
         connection->start();
         std::erase_if(connections_, [](const auto& w) { return w.expired(); });
         connections_.push_back(connection);
     }
+}
+
+asio::awaitable<void> Listener::back_off(const boost::system::error_code& error) {
+    // Out of file descriptors or kernel memory: retrying at once would spin;
+    // the pending connections wait in the backlog meanwhile.
+    namespace errc = boost::system::errc;
+    bool exhausted = error == errc::too_many_files_open || error == errc::too_many_files_open_in_system ||
+                     error == errc::no_buffer_space || error == errc::not_enough_memory;
+    ++failed_accepts_;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_accept_warning_ >= std::chrono::seconds(10)) {
+        logging::warn("listener {}: accept failed: {} ({} time(s) in the last interval; retrying every {} ms)", name_,
+                      error.message(), failed_accepts_, exhausted ? 100 : 10);
+        last_accept_warning_ = now;
+        failed_accepts_ = 0;
+    }
+    backoff_.expires_after(std::chrono::milliseconds(exhausted ? 100 : 10));
+    boost::system::error_code ec;
+    co_await backoff_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
 }
 
 }  // namespace weir::net

@@ -1,9 +1,11 @@
 #pragma once
 // Accepts connections on one listener endpoint and starts a Connection for
-// each. Stopping closes the acceptor; open connections are closed by the
-// owner through close_all().
+// each, within the broker's connection quotas. Stopping closes the acceptor;
+// open connections are closed by the owner through close_all().
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,7 +18,8 @@ class Listener {
 public:
     // Binds immediately so start-up errors (port in use) surface to the caller.
     Listener(boost::asio::any_io_executor executor, const boost::asio::ip::tcp::endpoint& endpoint, std::string name,
-             RequestHandler& handler, ConnectionLimits limits);
+             RequestHandler& handler, ConnectionLimits limits, std::shared_ptr<MemoryBudget> budget = nullptr,
+             std::shared_ptr<ConnectionQuotas> quotas = nullptr);
     void start();
     void stop();
     void close_all();
@@ -24,11 +27,21 @@ public:
 
 private:
     boost::asio::awaitable<void> accept_loop();
+    // After a failed accept: back off (never spin at the file-descriptor
+    // limit) and log at most once per interval.
+    boost::asio::awaitable<void> back_off(const boost::system::error_code& error);
 
     boost::asio::ip::tcp::acceptor acceptor_;
     std::string name_;
     RequestHandler& handler_;
     ConnectionLimits limits_;
+    std::shared_ptr<MemoryBudget> budget_;
+    std::shared_ptr<ConnectionQuotas> quotas_;
+    boost::asio::steady_timer backoff_;
+    std::chrono::steady_clock::time_point last_accept_warning_{};
+    std::uint64_t failed_accepts_ = 0;  // since the last warning
+    std::chrono::steady_clock::time_point last_quota_warning_{};
+    std::uint64_t refused_ = 0;  // over max.connections.per.ip since the last warning
     std::uint64_t next_id_ = 1;
     std::vector<std::weak_ptr<Connection>> connections_;
 };

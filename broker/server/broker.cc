@@ -1,5 +1,7 @@
 #include "broker/server/broker.h"
 
+#include <malloc.h>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -45,9 +47,16 @@ void Broker::start() {
     net::ConnectionLimits limits;
     limits.max_request_bytes = config_.socket_request_max_bytes;
     limits.max_idle = std::chrono::milliseconds(config_.connections_max_idle_ms);
+    limits.stall_timeout = std::chrono::milliseconds(config_.connection_stall_timeout_ms);
+    request_memory_ = std::make_shared<net::MemoryBudget>(io_.get_executor(), config_.queued_max_request_bytes);
+    net::ConnectionQuotaConfig quotas;
+    quotas.max_connections = config_.max_connections;
+    quotas.max_connections_per_ip = config_.max_connections_per_ip;
+    quotas.per_ip_overrides = net::parse_per_ip_overrides(config_.max_connections_per_ip_overrides);
+    connection_quotas_ = std::make_shared<net::ConnectionQuotas>(io_.get_executor(), std::move(quotas));
     for (const auto& l : config_.listeners) {
-        auto listener =
-            std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l), l.name, *dispatcher_, limits);
+        auto listener = std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l), l.name, *dispatcher_,
+                                                        limits, request_memory_, connection_quotas_);
         listener->start();
         logging::info("listening on {} ({})", l.to_string(), listener->local_endpoint().address().to_string());
         listeners_.push_back(std::move(listener));
@@ -74,6 +83,8 @@ void Broker::schedule_periodic() {
             if (retention_due()) core_->logs().enforce_retention();
             core_->logs().checkpoint();
             core_->partitions().maintain_isrs();
+            // Give the heap back after large request frames (see MemoryBudget).
+            if (request_memory_ && request_memory_->take_trim_hint()) malloc_trim(0);
         } catch (const std::exception& e) {
             logging::error("periodic log maintenance failed: {}", e.what());
         }

@@ -61,6 +61,8 @@ private:
     ControllerFactory controller_factory_;
     std::unique_ptr<ClusterService> controller_;
     std::unique_ptr<dispatch::Dispatcher> dispatcher_;
+    std::shared_ptr<net::MemoryBudget> request_memory_;
+    std::shared_ptr<net::ConnectionQuotas> connection_quotas_;
     std::vector<std::unique_ptr<net::Listener>> listeners_;
     boost::asio::steady_timer periodic_{io_};
     boost::asio::steady_timer cleaner_timer_{io_};

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -172,6 +173,10 @@ void BrokerProcess::spawn() {
         ::dup2(log_fd, 1);
         ::dup2(log_fd, 2);
         ::close_range(3, ~0U, 0);
+        if (options_.max_open_files) {
+            const rlimit limit{*options_.max_open_files, *options_.max_open_files};
+            if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(126);
+        }
         std::vector<char*> args;
         for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);

@@ -19,6 +19,8 @@ struct BrokerOptions {
     std::map<std::string, std::string> overrides;
     std::chrono::milliseconds ready_timeout{10'000};
     std::chrono::milliseconds stop_timeout{10'000};
+    // RLIMIT_NOFILE of the broker process, if set.
+    std::optional<std::uint64_t> max_open_files;
 };
 
 // One `weir serve` child process on its own free 127.0.0.1 port and temp dir
