@@ -15,6 +15,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Damage found in a segment while reading it (a batch length that runs off the
+// segment or is too small, an invalid header, a CRC mismatch): the partition
+// answers CORRUPT_MESSAGE for reads that reach it, never an empty success.
+class CorruptLogError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // Throws StorageError with `what` and strerror(err).
 [[noreturn]] void throw_errno(const std::string& what, int err);
 

@@ -290,16 +290,27 @@ ReadResult PartitionLog::read(std::int64_t offset, const ReadOptions& options) c
     if (offset >= max_offset) return r;
     auto it = segments_.upper_bound(offset);
     if (it != segments_.begin()) --it;
-    for (; it != segments_.end(); ++it) {
-        auto next = std::next(it);
-        auto segment_end = next == segments_.end() ? log_end_offset_ : next->first;
-        std::optional<std::int64_t> bound;
-        if (max_offset < segment_end) bound = max_offset;
-        if (auto data = it->second.read(offset, options.max_bytes, bound, options.min_one_batch)) {
-            r.records = std::move(*data);
-            break;
+    try {
+        for (; it != segments_.end(); ++it) {
+            auto next = std::next(it);
+            auto segment_end = next == segments_.end() ? log_end_offset_ : next->first;
+            std::optional<std::int64_t> bound;
+            if (max_offset < segment_end) bound = max_offset;
+            if (auto data = it->second.read(offset, options.max_bytes, bound, options.min_one_batch)) {
+                r.records = std::move(*data);
+                break;
+            }
+            if (bound) break;
         }
-        if (bound) break;
+    } catch (const CorruptLogError& e) {
+        r.records.clear();
+        r.error = ErrorCode::corrupt_message;
+        // Consumers retry at once: one line per partition a minute is enough.
+        auto now = std::chrono::steady_clock::now();
+        if (now - last_corruption_log_ >= std::chrono::minutes(1)) {
+            logging::error("{}: reading offset {}: {}", partition_dir_name(tp_), offset, e.what());
+            last_corruption_log_ = now;
+        }
     }
     return r;
 }

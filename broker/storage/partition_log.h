@@ -6,6 +6,7 @@
 // The high watermark and last stable offset are not the log's: the partition
 // layer (broker/partitions) owns them and passes them in where the log must
 // respect them (the read bound, retention, the cleaner).
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -180,6 +181,7 @@ private:
     State state_ = State::open;
     std::function<void()> checkpoint_hook_;
     std::uint64_t segments_generation_ = 0;
+    mutable std::chrono::steady_clock::time_point last_corruption_log_{};
 };
 
 }  // namespace weir::storage

@@ -107,6 +107,12 @@ std::optional<BatchLocation> Segment::translate_offset(std::int64_t offset, std:
     while (auto batch = scanner.next()) {
         if (batch->header.last_offset() >= offset) return location_of(*batch);
     }
+    // Batches are appended whole, so anything but the end inside the segment's
+    // size is damage (recovery only checks what is past the recovery point).
+    if (scanner.stop() != BatchScanner::Stop::end)
+        throw CorruptLogError(log_.path().string() + " at position " + std::to_string(scanner.position()) + ": " +
+                              (scanner.stop() == BatchScanner::Stop::torn ? "a batch runs past the segment's end"
+                                                                          : "invalid batch header"));
     return std::nullopt;
 }
 
@@ -126,6 +132,13 @@ std::optional<wire::Bytes> Segment::read(std::int64_t offset, std::size_t max_by
     }
     wire::Bytes out(static_cast<std::size_t>(want));
     out.resize(log_.pread_upto(out, first->position));
+    // The batch a read starts at is checked whole (one CRC per fetch): a
+    // consumer stuck on a damaged batch gets CORRUPT_MESSAGE, not the same
+    // bytes again. Later batches are checked when a read starts at them.
+    if (out.size() < first->size ||
+        !records::crc_valid(std::span<const std::uint8_t>(out.data(), static_cast<std::size_t>(first->size))))
+        throw CorruptLogError(log_.path().string() + " at position " + std::to_string(first->position) +
+                              ": CRC mismatch in the batch at offset " + std::to_string(first->base_offset));
     // Keep whole batches only, so clients never see a partial trailing batch.
     std::size_t keep = 0;
     while (keep + records::kLogOverhead <= out.size()) {

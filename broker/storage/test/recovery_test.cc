@@ -2,6 +2,8 @@
 // recovery point), torn and corrupt tails, missing and corrupt indexes.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "broker/storage/partition_log.h"
 #include "broker/storage/test/storage_test_util.h"
 
@@ -251,6 +253,59 @@ TEST_F(Recovery, LeftoverFilesAreRemoved) {
     EXPECT_FALSE(std::filesystem::exists(file(777, kIndexSuffix)));
     EXPECT_FALSE(std::filesystem::exists(dir / "00000000000000000000.log.tmp"));
     EXPECT_EQ(log->log_end_offset(), 8);
+}
+
+}  // namespace
+}  // namespace weir::storage
+
+namespace weir::storage {
+namespace {
+
+// Damage that a clean start does not look for is found by the reads that
+// reach it: CORRUPT_MESSAGE, never an empty success or the same bad bytes.
+struct ReadDamage : Recovery {
+    std::size_t batch_size = 0;
+    void write_damaged_log() {
+        auto log = open(load(false));
+        batch_size = fill(*log, 50).size() / 50;
+        log->flush();
+        log->close();
+    }
+};
+
+TEST_F(ReadDamage, FlippedByteIsReportedWhereAReadStarts) {
+    write_damaged_log();
+    test::flip_byte(file(0, kLogSuffix), batch_size * 20 + 80);  // a record byte of batch 20 (offsets 80..83)
+    auto log = open(load(true));
+    auto at = log->read(80, {.max_bytes = 1 << 20});
+    EXPECT_EQ(at.error, ErrorCode::corrupt_message);
+    EXPECT_TRUE(at.records.empty());
+    auto inside = log->read(82, {.max_bytes = 1 << 20});
+    EXPECT_EQ(inside.error, ErrorCode::corrupt_message);
+    // Around it the log still reads.
+    auto before = log->read(76, {.max_bytes = static_cast<std::size_t>(batch_size)});
+    EXPECT_EQ(before.error, ErrorCode::none);
+    EXPECT_EQ(before.records.size(), batch_size);
+    auto after = log->read(84, {.max_bytes = 1 << 20});
+    EXPECT_EQ(after.error, ErrorCode::none);
+    EXPECT_EQ(after.records.size(), batch_size * 29);
+}
+
+TEST_F(ReadDamage, CorruptLengthIsReportedNotServedAsNothing) {
+    write_damaged_log();
+    {
+        std::fstream f(file(0, kLogSuffix), std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(static_cast<std::streamoff>(batch_size * 20 + 8));  // batch 20's length field
+        const char huge[4] = {0x7f, 0x00, 0x00, 0x00};
+        f.write(huge, 4);
+    }
+    auto log = open(load(true));
+    for (std::int64_t offset : {80, 83}) {
+        auto r = log->read(offset, {.max_bytes = 1 << 20});
+        EXPECT_EQ(r.error, ErrorCode::corrupt_message) << offset;
+        EXPECT_TRUE(r.records.empty()) << offset;
+    }
+    EXPECT_EQ(log->read(0, {.max_bytes = 1 << 20}).error, ErrorCode::none);
 }
 
 }  // namespace
