@@ -29,6 +29,7 @@ public:
                ConnectionInfo info);
     void start();
     void close();
+    [[nodiscard]] bool is_open() const { return !closed_; }
 
 private:
     struct Slot {
