@@ -90,20 +90,42 @@ asio::awaitable<std::vector<PartitionRow>> partition_rows(const AdminContext& co
     co_return rows;
 }
 
-void write_partitions(PrometheusWriter& w, const std::vector<PartitionRow>& rows) {
-    auto each = [&](std::string_view name, std::string_view help, auto value) {
-        w.family(name, "gauge", help);
-        for (const auto& r : rows) {
-            const auto partition = std::to_string(r.tp.partition);
-            w.sample(name, {{"topic", r.tp.topic}, {"partition", partition}}, value(r));
-        }
+enum class PartitionGauge { log_end, log_start, size };
+
+// Formatting is most of a scrape's work with many partitions: it yields too.
+asio::awaitable<void> write_partitions(PrometheusWriter& w, const AdminContext& context,
+                                       const std::vector<PartitionRow>& rows, std::size_t batch) {
+    struct Family {
+        std::string_view name;
+        std::string_view help;
+        PartitionGauge gauge;
     };
-    each("weir_partition_log_end_offset", "Offset the next record appended to the partition's log gets.",
-         [](const PartitionRow& r) { return r.log_end; });
-    each("weir_partition_log_start_offset", "First offset still in the partition's log.",
-         [](const PartitionRow& r) { return r.log_start; });
-    each("weir_partition_size_bytes", "Bytes of the partition's log segments on disk.",
-         [](const PartitionRow& r) { return r.size; });
+    static constexpr Family families[] = {
+        {"weir_partition_log_end_offset", "Offset the next record appended to the partition's log gets.",
+         PartitionGauge::log_end},
+        {"weir_partition_log_start_offset", "First offset still in the partition's log.", PartitionGauge::log_start},
+        {"weir_partition_size_bytes", "Bytes of the partition's log segments on disk.", PartitionGauge::size},
+    };
+    for (const auto& f : families) {
+        w.family(f.name, "gauge", f.help);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (i > 0 && i % batch == 0) co_await asio::post(context.broker.executor, asio::use_awaitable);
+            const auto& r = rows[i];
+            const auto partition = std::to_string(r.tp.partition);
+            const std::initializer_list<Label> labels{{"topic", r.tp.topic}, {"partition", partition}};
+            switch (f.gauge) {
+                case PartitionGauge::log_end:
+                    w.sample(f.name, labels, r.log_end);
+                    break;
+                case PartitionGauge::log_start:
+                    w.sample(f.name, labels, r.log_start);
+                    break;
+                case PartitionGauge::size:
+                    w.sample(f.name, labels, r.size);
+                    break;
+            }
+        }
+    }
 }
 
 asio::awaitable<void> write_groups(PrometheusWriter& w, const AdminContext& context, std::size_t batch) {
@@ -146,7 +168,8 @@ asio::awaitable<std::string> render_metrics(const AdminContext& context, std::si
 
     auto collected = partition_rows(context, batch);
     const auto rows = co_await std::move(collected);
-    write_partitions(w, rows);
+    auto written = write_partitions(w, context, rows, batch);
+    co_await std::move(written);
     if (!context.broker.config.single_node()) {
         w.family("weir_under_replicated_partitions", "gauge",
                  "Partitions this broker leads whose ISR is smaller than their replica set.");
