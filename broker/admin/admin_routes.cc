@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "broker/admin/cluster_views.h"
+#include "broker/admin/console_page.h"
 #include "broker/admin/fault_views.h"
 #include "broker/admin/group_views.h"
 #include "broker/admin/health_views.h"
@@ -67,6 +68,12 @@ void add_fault_routes(Router& r, const AdminContext* c) {
 Router make_router(const AdminContext& context) {
     Router r;
     const AdminContext* c = &context;
+    r.add("GET", "/", [](const HttpRequest&, const PathParams&) -> Task {
+        HttpResponse page;
+        page.content_type = "text/html; charset=utf-8";
+        page.body = std::string(console_page());
+        co_return page;
+    });
     r.add("GET", "/healthz", [c](const HttpRequest&, const PathParams&) -> Task { co_return healthz(*c); });
     r.add("GET", "/readyz", [c](const HttpRequest&, const PathParams&) -> Task { co_return readyz(*c); });
     r.add("GET", "/metrics", [c](const HttpRequest&, const PathParams&) -> Task {
