@@ -96,6 +96,14 @@ TEST_F(TopicViewsTest, HealthAndReadiness) {
     EXPECT_EQ(get("/readyz").status, 503u);
 }
 
+TEST_F(TopicViewsTest, ConsoleIsServedAtTheRootAndReadsTheApi) {
+    auto page = get("/");
+    EXPECT_EQ(page.status, 200u);
+    EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+    for (const char* path : {"/v1/cluster", "/v1/brokers", "/v1/topics", "/v1/groups", "/v1/faults"})
+        EXPECT_NE(page.body.find(path), std::string::npos) << path;
+}
+
 TEST_F(TopicViewsTest, GroupEndpointsWithoutACoordinatorAre503) {
     EXPECT_EQ(get("/v1/groups").status, 503u);
     EXPECT_EQ(get("/v1/groups/g").status, 503u);
