@@ -39,6 +39,7 @@ trap cleanup EXIT
 
 weir_args() {  # data dir, port
   echo serve --override "listeners=PLAINTEXT://127.0.0.1:$2" --override "log.dirs=$1" \
+    --override weir.admin.listener=http://127.0.0.1:0 \
     --override num.partitions=$PARTITIONS --override auto.create.topics.enable=true
 }
 

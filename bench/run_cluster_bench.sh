@@ -82,6 +82,7 @@ start_broker() {  # id
   [[ -n ${PORT[$id]:-} ]] || PORT[$id]=$(free_port)
   "$WEIR" serve --override "broker.id=$id" --override "listeners=PLAINTEXT://127.0.0.1:${PORT[$id]}" \
     --override "log.dirs=$WORK/broker-$id" --override "zookeeper.connect=127.0.0.1:$ZK_PORT/bench" \
+    --override weir.admin.listener=http://127.0.0.1:0 \
     --override "zookeeper.session.timeout.ms=$SESSION_MS" --override num.partitions=4 \
     --override default.replication.factor=3 --override min.insync.replicas=2 \
     >>"$WORK/broker-$id.log" 2>&1 &

@@ -47,6 +47,7 @@ trap cleanup EXIT
 
 weir_args() {  # data dir, port
   echo serve --override "listeners=PLAINTEXT://127.0.0.1:$2" --override "log.dirs=$1" \
+    --override weir.admin.listener=http://127.0.0.1:0 \
     --override group.initial.rebalance.delay.ms=0
 }
 

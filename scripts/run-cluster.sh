@@ -70,6 +70,7 @@ for ((id = 1; id <= BROKERS; id++)); do
   build/bin/weir serve \
     --override "broker.id=$id" \
     --override "listeners=PLAINTEXT://127.0.0.1:$port" \
+    --override "weir.admin.listener=http://127.0.0.1:$((9643 + id))" \
     --override "log.dirs=$DIR/broker-$id" \
     --override "zookeeper.connect=127.0.0.1:2181/weir" \
     --override "default.replication.factor=$((BROKERS < 3 ? BROKERS : 3))" \
@@ -80,5 +81,6 @@ for ((id = 1; id <= BROKERS; id++)); do
 done
 echo "$BROKERS brokers starting; logs in $DIR/broker-N.log"
 echo "bootstrap.servers=$BOOTSTRAP   (Ctrl-C stops everything)"
+echo "admin HTTP: http://127.0.0.1:9644 .. http://127.0.0.1:$((9643 + BROKERS)) (/metrics, /v1/...)"
 wait -n "${PIDS[@]}" || true
 echo "a process of the cluster exited; see the logs in $DIR" >&2

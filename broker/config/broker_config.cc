@@ -254,7 +254,7 @@ BrokerConfig build_broker_config(const ConfigMap& props, std::vector<std::string
     cfg.rack = v.non_empty("broker.rack");
 
     build_listeners(v, cfg, errors);
-    if (v.non_empty("weir.admin.listener")) cfg.admin_listener = parse_admin_listener(v.str("weir.admin.listener"));
+    cfg.admin_listener = parse_admin_listener(v.str("weir.admin.listener"));
     build_log_dirs(v, cfg, errors);
 
     cfg.num_partitions = v.i32("num.partitions");

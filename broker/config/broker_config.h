@@ -20,8 +20,9 @@ struct CleanupPolicy {
 };
 
 struct AdminListener {
-    std::string host;  // empty: all interfaces
-    std::uint16_t port = 0;
+    std::string host;        // empty: all interfaces
+    std::uint16_t port = 0;  // 0: any free port (logged at start-up)
+    bool operator==(const AdminListener&) const = default;
 };
 
 // The values the broker uses, typed. Member defaults equal the defaults of
@@ -34,7 +35,8 @@ struct BrokerConfig {
     // replaced by this machine's host name, as Kafka does.
     std::vector<Listener> advertised_listeners{{"PLAINTEXT", SecurityProtocol::plaintext, "127.0.0.1", 9092}};
     std::string inter_broker_listener_name = "PLAINTEXT";
-    std::optional<AdminListener> admin_listener;  // weir.admin.listener; nullopt: off
+    std::optional<AdminListener> admin_listener =
+        AdminListener{"127.0.0.1", 9644};  // weir.admin.listener; nullopt: off
 
     std::vector<std::filesystem::path> log_dirs{"./weir-data"};
 

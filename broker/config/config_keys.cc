@@ -92,9 +92,14 @@ const ConfigKey kBrokerKeys[] = {
      "response, is closed after this many milliseconds; 0 disables.",
      V::at_least(0), false, true},
     {"max.connection.creation.rate", T::int32, kIntMax, I::medium, "Accepted for compatibility.", V::at_least(0), true, false},
-    {"weir.admin.listener", T::string, "", I::medium,
-     "Reserved for Weir's HTTP admin endpoint (host:port), which is not built yet: validated, then ignored.",
-     V::custom(check_admin_listener), false, false},
+    {"weir.admin.listener", T::string, "http://127.0.0.1:9644", I::medium,
+     "Where the HTTP admin endpoint (health, Prometheus metrics, JSON API) listens, as host:port or "
+     "http://host:port; port 0 picks a free one; empty disables it.",
+     V::custom(check_admin_listener), false, true},
+    {"weir.admin.faults.enable", T::boolean, "false", I::low,
+     "Accept fault injection (errors, delays, disconnects, dropped answers) over the admin API's /v1/faults; "
+     "for tests, never for production.",
+     {}, false, true},
 
     // Topics.
     {"num.partitions", T::int32, "1", I::medium, "Partitions of auto-created topics and of CreateTopics with -1.", V::at_least(1), false, true},

@@ -1,6 +1,12 @@
 #include "broker/dispatch/dispatcher.h"
 
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "broker/common/logging.h"
+#include "broker/dispatch/fault_application.h"
+#include "broker/dispatch/request_accounting.h"
 #include "broker/dispatch/request_context.h"
 #include "messages/api_table.h"
 
@@ -11,7 +17,8 @@ namespace asio = boost::asio;
 namespace {
 
 template <typename Request>
-asio::awaitable<std::optional<wire::Bytes>> serve(handlers::BrokerContext& broker, RequestContext ctx,
+asio::awaitable<std::optional<wire::Bytes>> serve(handlers::BrokerContext& broker, metrics::MetricsRegistry& metrics,
+                                                  faults::FaultInjector* faults, RequestContext ctx,
                                                   std::shared_ptr<const wire::Bytes> frame, std::size_t body_offset) {
     if constexpr (!handlers::Handles<Request>) {
         throw net::CloseConnection("no handler");  // unreachable: serves() said no first
@@ -26,8 +33,48 @@ asio::awaitable<std::optional<wire::Bytes>> serve(handlers::BrokerContext& broke
                                                    msg::api_name(static_cast<msg::ApiKey>(Request::api_key)), version,
                                                    ctx.header.correlation_id, e.what()));
         }
+        using Response = typename decltype(handlers::handle(broker, ctx, std::move(request)))::value_type;
         bool wants_response = handlers::expects_response(request);
-        auto response = co_await handlers::handle(broker, ctx, std::move(request));
+
+        std::optional<faults::Fault> fault;
+        if (faults && faults->armed()) {
+            const auto names = [&](std::string_view topic, std::optional<std::int32_t> partition) {
+                return fault::names_partition(request, broker, topic, partition);
+            };
+            fault = faults->take(Request::api_key, names);
+        }
+        const auto action = fault ? std::optional(fault->spec.action) : std::nullopt;
+        if (action == faults::FaultAction::disconnect) throw net::CloseConnection("injected fault: disconnect");
+        if (action == faults::FaultAction::drop) co_return std::nullopt;
+        if (action == faults::FaultAction::delay) {
+            asio::steady_timer timer(broker.executor, fault->spec.delay);
+            boost::system::error_code ec;
+            co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+        const bool inject_error = action == faults::FaultAction::error;
+        fault::WithheldPartitions withheld;
+        if constexpr (std::is_same_v<Request, msg::ProduceRequest>) {
+            if (inject_error) withheld = fault::withhold(request, fault->spec);
+        }
+
+        const auto facts = facts_of(request);
+        Response response;
+        constexpr bool has_top_level_error = requires { response.error_code; };
+        if (inject_error && !fault->spec.topic && has_top_level_error) {
+            // The whole request fails as a broker would refuse it: the handler does not run.
+            if constexpr (has_top_level_error) response.error_code = to_int(fault->spec.error);
+        } else {
+            response = co_await handlers::handle(broker, ctx, std::move(request));
+            if constexpr (std::is_same_v<Request, msg::ProduceRequest>) {
+                if (inject_error) withheld.put_back(response, fault->spec.error);
+            } else {
+                if (inject_error && fault->spec.topic) fault::set_partition_errors(response, broker, fault->spec);
+                if (inject_error && !fault->spec.topic) fault::set_all_errors(response, to_int(fault->spec.error));
+            }
+        }
+        metrics.record_request(Request::api_key, std::chrono::steady_clock::now() - ctx.received);
+        count_errors(metrics, Request::api_key, response);
+        count_traffic(metrics, broker, facts, response);
         if (!wants_response) co_return std::nullopt;
         co_return encode_response_frame(response, ctx.header.correlation_id, version);
     }
@@ -82,7 +129,7 @@ asio::awaitable<std::optional<wire::Bytes>> Dispatcher::handle(std::shared_ptr<c
     auto body_offset = reader.position();
     co_return co_await msg::visit_api(api->key, [&](auto request_type, auto /*response_type*/) {
         using Request = typename decltype(request_type)::type;
-        return serve<Request>(broker_, ctx, frame, body_offset);
+        return serve<Request>(broker_, metrics_, faults_, ctx, frame, body_offset);
     });
 }
 

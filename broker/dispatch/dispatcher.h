@@ -14,14 +14,20 @@
 // before its effect is done (a metadata change) is a barrier instead (see
 // changes_metadata). Responses leave in request order whatever the order
 // handlers finish in (broker/net/connection.cc).
+#include "broker/faults/fault_injector.h"
 #include "broker/handlers/handlers.h"
+#include "broker/metrics/metrics_registry.h"
 #include "broker/net/request_handler.h"
 
 namespace weir::dispatch {
 
 class Dispatcher final : public net::RequestHandler {
 public:
-    explicit Dispatcher(handlers::BrokerContext& broker) : broker_(broker) {}
+    // Every request served is counted in `metrics` (requests, errors, duration,
+    // traffic). `faults`, when given, is asked before each request.
+    Dispatcher(handlers::BrokerContext& broker, metrics::MetricsRegistry& metrics,
+               faults::FaultInjector* faults = nullptr)
+        : broker_(broker), metrics_(metrics), faults_(faults) {}
     boost::asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes> frame,
                                                               const net::ConnectionInfo& connection) override;
     // Requests of the APIs that change metadata (changes_metadata).
@@ -29,6 +35,8 @@ public:
 
 private:
     handlers::BrokerContext& broker_;
+    metrics::MetricsRegistry& metrics_;
+    faults::FaultInjector* faults_;
 };
 
 // The APIs whose handlers may change metadata: the topic and config admin

@@ -32,6 +32,9 @@ public:
     virtual void start() = 0;
     // Stops timers and wakes parked requests (shutdown).
     virtual void stop() = 0;
+    // True while some coordinator partition this broker leads is still being
+    // replayed (the broker is not ready: its groups answer COORDINATOR_LOAD_IN_PROGRESS).
+    [[nodiscard]] virtual bool loading() const = 0;
 
     // FindCoordinator's key type 0 (find_coordinator.cc).
     virtual CoordinatorLocator& locator() = 0;

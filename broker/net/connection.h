@@ -38,6 +38,7 @@ public:
                ConnectionInfo info, std::shared_ptr<MemoryBudget> budget = nullptr, ConnectionSlot slot = {});
     void start();
     void close();
+    [[nodiscard]] bool is_open() const { return !closed_; }
 
 private:
     struct Slot {

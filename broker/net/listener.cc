@@ -41,6 +41,13 @@ void Listener::close_all() {
     connections_.clear();
 }
 
+std::size_t Listener::open_connections() const {
+    std::size_t n = 0;
+    for (const auto& weak : connections_)
+        if (auto c = weak.lock(); c && c->is_open()) ++n;
+    return n;
+}
+
 asio::awaitable<void> Listener::accept_loop() {
     constexpr auto warning_interval = std::chrono::seconds(10);
     while (acceptor_.is_open()) {

@@ -24,6 +24,8 @@ public:
     void stop();
     void close_all();
     [[nodiscard]] boost::asio::ip::tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+    // Client connections accepted and not yet closed.
+    [[nodiscard]] std::size_t open_connections() const;
 
 private:
     boost::asio::awaitable<void> accept_loop();

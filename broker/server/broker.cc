@@ -21,10 +21,10 @@ namespace asio = boost::asio;
 
 namespace {
 
-asio::ip::tcp::endpoint bind_endpoint(const config::Listener& l) {
-    if (l.host.empty()) return {asio::ip::tcp::v6(), l.port};
+asio::ip::tcp::endpoint bind_endpoint(const std::string& host, std::uint16_t port) {
+    if (host.empty()) return {asio::ip::tcp::v6(), port};
     asio::ip::tcp::resolver resolver(asio::system_executor{});
-    auto results = resolver.resolve(l.host, std::to_string(l.port), asio::ip::tcp::resolver::numeric_service);
+    auto results = resolver.resolve(host, std::to_string(port), asio::ip::tcp::resolver::numeric_service);
     return results.begin()->endpoint();
 }
 
@@ -40,7 +40,12 @@ void Broker::start() {
     core_ = std::make_unique<BrokerCore>(config_, io_.get_executor());
     groups_ = group_factory_(core_->context());
     core_->context().group_service = groups_.get();
-    dispatcher_ = std::make_unique<dispatch::Dispatcher>(core_->context());
+    faults_enabled_ = config::as_bool(config_.static_value("weir.admin.faults.enable"));
+    if (faults_enabled_)
+        logging::warn("fault injection is on (weir.admin.faults.enable): /v1/faults can break requests");
+    dispatcher_ =
+        std::make_unique<dispatch::Dispatcher>(core_->context(), metrics_, faults_enabled_ ? &faults_ : nullptr);
+    metadata_metrics_ = std::make_unique<admin::MetadataMetrics>(core_->metadata(), metrics_, config_.broker_id);
 
     groups_->start();
 
@@ -55,12 +60,14 @@ void Broker::start() {
     quotas.per_ip_overrides = net::parse_per_ip_overrides(config_.max_connections_per_ip_overrides);
     connection_quotas_ = std::make_shared<net::ConnectionQuotas>(io_.get_executor(), std::move(quotas));
     for (const auto& l : config_.listeners) {
-        auto listener = std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l), l.name, *dispatcher_,
-                                                        limits, request_memory_, connection_quotas_);
+        auto listener =
+            std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l.host, l.port), l.name, *dispatcher_,
+                                            limits, request_memory_, connection_quotas_);
         listener->start();
         logging::info("listening on {} ({})", l.to_string(), listener->local_endpoint().address().to_string());
         listeners_.push_back(std::move(listener));
     }
+    if (config_.admin_listener) start_admin(*config_.admin_listener);
     if (controller_factory_) controller_ = controller_factory_(core_->metadata(), config_);
     if (controller_) controller_->start();
     schedule_periodic();
@@ -68,6 +75,23 @@ void Broker::start() {
     auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     logging::info("Weir broker {} started in {:.1f} ms (cluster id {}, {} topics, log.dirs {})", config_.broker_id, ms,
                   core_->metadata().cluster_id(), core_->metadata().topics().size(), config_.log_dirs.front().string());
+}
+
+void Broker::start_admin(const config::AdminListener& where) {
+    admin::AdminContext context{core_->context(), core_->logs(), metrics_};
+    context.open_connections = [this] {
+        std::size_t n = 0;
+        for (const auto& l : listeners_) n += l->open_connections();
+        return n;
+    };
+    context.ready = [this] { return !stopped_ && !groups_->loading(); };
+    if (faults_enabled_) context.faults = &faults_;
+    admin_ = std::make_unique<admin::AdminServer>(std::move(context), bind_endpoint(where.host, where.port));
+    admin_->start();
+    const auto bound = admin_->local_endpoint();
+    const auto address =
+        bound.address().is_v6() ? "[" + bound.address().to_string() + "]" : bound.address().to_string();
+    logging::info("admin listener on http://{}:{}", address, bound.port());
 }
 
 void Broker::schedule_periodic() {
@@ -158,6 +182,7 @@ asio::awaitable<void> Broker::hand_over_leadership(metadata::ZkMetadataStore& zk
 
 void Broker::finish_stop() {
     for (auto& l : listeners_) l->stop();
+    if (admin_) admin_->stop();
     if (core_) {
         core_->context().stopping_flag = true;
         core_->partitions().wake_all();
@@ -183,6 +208,8 @@ int Broker::run() {
         stop();
     });
     io_.run();
+    admin_.reset();
+    metadata_metrics_.reset();
     listeners_.clear();
     groups_.reset();
     controller_.reset();

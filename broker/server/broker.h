@@ -8,10 +8,14 @@
 #include <memory>
 #include <vector>
 
+#include "broker/admin/admin_server.h"
+#include "broker/admin/metadata_metrics.h"
 #include "broker/config/broker_config.h"
 #include "broker/dispatch/dispatcher.h"
+#include "broker/faults/fault_injector.h"
 #include "broker/handlers/broker_context.h"
 #include "broker/handlers/group_service.h"
+#include "broker/metrics/metrics_registry.h"
 #include "broker/net/listener.h"
 #include "broker/server/broker_core.h"
 #include "broker/server/cluster_service.h"
@@ -46,6 +50,7 @@ public:
 
 private:
     void start();
+    void start_admin(const config::AdminListener& where);
     boost::asio::awaitable<void> hand_over_leadership(metadata::ZkMetadataStore& zk);
     void finish_stop();
     void schedule_periodic();
@@ -55,6 +60,10 @@ private:
 
     config::BrokerConfig config_;
     boost::asio::io_context io_{1};
+    // Before everything that counts into it.
+    metrics::MetricsRegistry metrics_;
+    faults::FaultInjector faults_;
+    bool faults_enabled_ = false;
     std::unique_ptr<BrokerCore> core_;
     GroupServiceFactory group_factory_;
     std::unique_ptr<handlers::GroupService> groups_;
@@ -64,6 +73,8 @@ private:
     std::shared_ptr<net::MemoryBudget> request_memory_;
     std::shared_ptr<net::ConnectionQuotas> connection_quotas_;
     std::vector<std::unique_ptr<net::Listener>> listeners_;
+    std::unique_ptr<admin::MetadataMetrics> metadata_metrics_;
+    std::unique_ptr<admin::AdminServer> admin_;
     boost::asio::steady_timer periodic_{io_};
     boost::asio::steady_timer cleaner_timer_{io_};
     std::chrono::steady_clock::time_point last_retention_ = std::chrono::steady_clock::now();

@@ -15,7 +15,8 @@ namespace weir::compat {
 
 struct BrokerOptions {
     // Passed as `--override key=value` after the generated server.properties
-    // (listeners, log.dirs, broker.id, num.partitions, auto.create.topics.enable).
+    // (listeners, weir.admin.listener, log.dirs, broker.id, num.partitions,
+    // auto.create.topics.enable).
     std::map<std::string, std::string> overrides;
     std::chrono::milliseconds ready_timeout{10'000};
     std::chrono::milliseconds stop_timeout{10'000};
@@ -23,7 +24,8 @@ struct BrokerOptions {
     std::optional<std::uint64_t> max_open_files;
 };
 
-// One `weir serve` child process on its own free 127.0.0.1 port and temp dir
+// One `weir serve` child process on its own free 127.0.0.1 ports (Kafka and
+// admin HTTP, so brokers of concurrent tests never share one) and temp dir
 // (server.properties, data/, broker.log). The dir is removed on destruction
 // unless the current test failed, in which case its path and the log tail are
 // printed. Port and data survive restart().
@@ -48,6 +50,8 @@ public:
     bool running();
     pid_t pid() const { return pid_; }
     std::uint16_t port() const { return port_; }
+    // The admin HTTP listener's port (weir.admin.listener), unless overridden.
+    std::uint16_t admin_port() const { return admin_port_; }
     std::string bootstrap() const;
     std::filesystem::path data_dir() const { return dir_.path() / "data"; }
     std::filesystem::path log_path() const { return dir_.path() / "broker.log"; }
@@ -61,6 +65,7 @@ private:
     BrokerOptions options_;
     TempDir dir_;
     std::uint16_t port_ = 0;
+    std::uint16_t admin_port_ = 0;
     pid_t pid_ = -1;
     int starts_ = 0;
 };

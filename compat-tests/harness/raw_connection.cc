@@ -96,6 +96,25 @@ bool RawConnection::wait_closed(std::chrono::milliseconds timeout) {
     }
 }
 
+bool RawConnection::read_some(std::vector<std::uint8_t>& out, std::chrono::milliseconds timeout) {
+    out.clear();
+    const auto deadline = Clock::now() + timeout;
+    std::uint8_t buf[16384];
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) return false;
+        pollfd p{fd_, POLLIN, 0};
+        const int r = ::poll(&p, 1, static_cast<int>(left));
+        if (r <= 0) continue;
+        const ssize_t k = ::recv(fd_, buf, sizeof buf, 0);
+        if (k > 0) {
+            out.assign(buf, buf + k);
+            return true;
+        }
+        if (k == 0 || (errno != EINTR && errno != EAGAIN)) return false;
+    }
+}
+
 std::vector<std::uint8_t> be32(std::int32_t v) {
     const auto u = static_cast<std::uint32_t>(v);
     return {static_cast<std::uint8_t>(u >> 24), static_cast<std::uint8_t>(u >> 16), static_cast<std::uint8_t>(u >> 8),

@@ -26,6 +26,8 @@ public:
     ReadStatus read_frame(std::vector<std::uint8_t>& frame, std::chrono::milliseconds timeout);
     // Reads and discards until the peer closes; false on timeout.
     bool wait_closed(std::chrono::milliseconds timeout);
+    // Whatever arrives next (into `out`); false once the peer closed or on timeout.
+    bool read_some(std::vector<std::uint8_t>& out, std::chrono::milliseconds timeout);
 
 private:
     // Fills buf completely; returns closed/timeout on failure.

@@ -69,7 +69,7 @@ public:
         return runtime_.partition_for(group_id);
     }
     // True while some led partition is still being replayed.
-    [[nodiscard]] bool loading() const { return runtime_.loading(); }
+    [[nodiscard]] bool loading() const override { return runtime_.loading(); }
     // Offset expiry now (as the offsets.retention.check.interval.ms timer does).
     Task<void> expire_offsets_now();
     // Compacts every led partition that needs it (or all, when forced).

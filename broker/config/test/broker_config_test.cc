@@ -68,7 +68,7 @@ TEST(BrokerConfigTest, DefaultsMatchStructDefaults) {
     EXPECT_EQ(built.zookeeper_connection_timeout_ms, plain.zookeeper_connection_timeout_ms);
     EXPECT_EQ(built.replica_lag_time_max_ms, plain.replica_lag_time_max_ms);
     EXPECT_EQ(built.min_insync_replicas, plain.min_insync_replicas);
-    EXPECT_FALSE(built.admin_listener.has_value());
+    EXPECT_EQ(built.admin_listener, plain.admin_listener);
     EXPECT_TRUE(built.single_node());
     EXPECT_TRUE(built.static_props.empty());
 }
@@ -257,6 +257,11 @@ TEST(BrokerConfigTest, AdminListener) {
     EXPECT_EQ(b->host, "");
     EXPECT_EQ(b->port, 8081);
     EXPECT_THAT(error_of({{"weir.admin.listener", "nonsense"}}), HasSubstr("weir.admin.listener"));
+    // On by default, on loopback only; empty turns it off; port 0 asks for any free port.
+    EXPECT_EQ(build({}).admin_listener, (config::AdminListener{"127.0.0.1", 9644}));
+    EXPECT_FALSE(build({{"weir.admin.listener", ""}}).admin_listener.has_value());
+    EXPECT_EQ(build({{"weir.admin.listener", "http://127.0.0.1:0"}}).admin_listener,
+              (config::AdminListener{"127.0.0.1", 0}));
 }
 
 TEST(BrokerConfigTest, InternalTopicReplicationFactorIsClampedToLiveBrokers) {
