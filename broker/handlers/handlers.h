@@ -23,6 +23,7 @@
 #include "messages/fetch.h"
 #include "messages/find_coordinator.h"
 #include "messages/incremental_alter_configs.h"
+#include "messages/init_producer_id.h"
 #include "messages/list_offsets.h"
 #include "messages/metadata.h"
 #include "messages/offset_for_leader_epoch.h"
@@ -50,6 +51,7 @@ Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext&, const RequestC
                                                   msg::IncrementalAlterConfigsRequest);
 Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);
 Task<msg::OffsetForLeaderEpochResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetForLeaderEpochRequest);
+Task<msg::InitProducerIdResponse> handle(BrokerContext&, const RequestContext&, msg::InitProducerIdRequest);
 Task<msg::DescribeAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeAclsRequest);
 Task<msg::CreateAclsResponse> handle(BrokerContext&, const RequestContext&, msg::CreateAclsRequest);
 Task<msg::DeleteAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteAclsRequest);

@@ -8,6 +8,7 @@
 #include "broker/common/logging.h"
 #include "broker/storage/leader_epoch_checkpoint.h"
 #include "broker/storage/partition_log.h"
+#include "broker/storage/producer_snapshot_file.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::partitions {
@@ -70,12 +71,89 @@ Partition::Partition(TopicPartition tp, std::int32_t local_broker_id, std::share
       local_broker_id_(local_broker_id),
       log_(std::move(log)),
       executor_(std::move(executor)),
-      high_watermark_(log_->log_start_offset()) {
+      high_watermark_(log_->log_start_offset()),
+      producer_state_(tp_) {
     epoch_starts_ = storage::read_leader_epoch_checkpoint(log_->dir());
     // Epochs past the log end were lost with their data (an unclean stop).
     const auto before = epoch_starts_.size();
     while (!epoch_starts_.empty() && epoch_starts_.back().second > log_->log_end_offset()) epoch_starts_.pop_back();
     if (epoch_starts_.size() != before) save_epochs();
+    load_producer_state();
+    // The log outlives this partition (the LogManager owns it too).
+    log_->set_roll_hook([this](std::int64_t base) { take_producer_snapshot(base); });
+}
+
+void Partition::load_producer_state() {
+    producer_state_.clear();
+    const auto end = log_->log_end_offset();
+    std::int64_t from = log_->log_start_offset();
+    auto snapshots = storage::list_producer_snapshots(log_->dir());
+    while (!snapshots.empty()) {
+        const auto offset = snapshots.back();
+        snapshots.pop_back();
+        if (offset > end) {
+            storage::delete_producer_snapshot(log_->dir(), offset);
+            continue;
+        }
+        try {
+            producer_state_.load_snapshot(storage::read_producer_snapshot(log_->dir(), offset));
+            from = std::max(from, offset);
+            break;
+        } catch (const std::exception& e) {
+            logging::warn("{}: ignoring producer state snapshot {}: {}", tp_.to_string(), offset, e.what());
+            storage::delete_producer_snapshot(log_->dir(), offset);
+            producer_state_.clear();
+        }
+    }
+    replay_producer_state(from);
+}
+
+void Partition::replay_producer_state(std::int64_t from) {
+    const auto end = log_->log_end_offset();
+    storage::ReadOptions options;
+    options.max_bytes = std::size_t{1} << 20;
+    options.max_offset = end;
+    try {
+        for (auto offset = from; offset < end;) {
+            auto data = log_->read(offset, options);
+            if (data.error != ErrorCode::none || data.records.empty()) break;
+            std::vector<records::BatchHeader> headers;
+            auto next = offset;
+            for (auto batch : records::split_batches(data.records, true)) {
+                auto header = records::parse_batch_header(batch);
+                if (header.last_offset() < offset) continue;
+                headers.push_back(header);
+                next = header.last_offset() + 1;
+            }
+            producer_state_.apply(headers);
+            if (next <= offset) break;
+            offset = next;
+        }
+    } catch (const std::exception& e) {
+        logging::error("{}: rebuilding the producer state from the log failed: {}", tp_.to_string(), e.what());
+    }
+}
+
+void Partition::take_producer_snapshot(std::int64_t offset) {
+    // Kafka keeps one per segment; the newest few are all recovery reads.
+    constexpr std::size_t kSnapshotsKept = 3;
+    try {
+        storage::write_producer_snapshot(log_->dir(), offset, producer_state_.to_snapshot());
+        auto snapshots = storage::list_producer_snapshots(log_->dir());
+        for (std::size_t i = 0; i + kSnapshotsKept < snapshots.size(); ++i)
+            storage::delete_producer_snapshot(log_->dir(), snapshots[i]);
+    } catch (const std::exception& e) {
+        logging::error("{}: writing the producer state snapshot at {} failed: {}", tp_.to_string(), offset, e.what());
+    }
+}
+
+void Partition::write_producer_snapshot() {
+    if (!log_->is_open()) return;
+    take_producer_snapshot(log_->log_end_offset());
+}
+
+void Partition::remove_expired_producers(std::int64_t now_ms, std::int64_t expiration_ms) {
+    producer_state_.remove_expired(now_ms, expiration_ms);
 }
 
 void Partition::save_epochs() {
@@ -86,7 +164,7 @@ void Partition::save_epochs() {
     }
 }
 
-Partition::~Partition() = default;
+Partition::~Partition() { log_->set_roll_hook({}); }
 
 const LogConfig& Partition::config() const { return log_->config(); }
 const std::filesystem::path& Partition::dir() const { return log_->dir(); }
@@ -264,7 +342,10 @@ AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches
     if (result.error != ErrorCode::none) return result;
     // The leader's epochs become this replica's history (Kafka's follower
     // assigns its leader epoch cache from the batches it appends).
+    // Their producers' state too, so that this replica dedups as the leader
+    // did once it leads.
     bool learned = false;
+    std::vector<records::BatchHeader> headers;
     for (std::size_t pos = 0; pos < batches.size();) {
         auto h = records::parse_batch_header(batches.subspan(pos));
         if (h.partition_leader_epoch >= 0 &&
@@ -272,9 +353,11 @@ AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches
             epoch_starts_.emplace_back(h.partition_leader_epoch, h.base_offset);
             learned = true;
         }
+        headers.push_back(h);
         pos += h.total_size();
     }
     if (learned) save_epochs();
+    producer_state_.apply(headers);
     change_listeners_.notify();
     return result;
 }
@@ -292,6 +375,11 @@ void Partition::follow_log_start_offset(std::int64_t leader_log_start_offset) {
     try {
         if (leader_log_start_offset > log_->log_end_offset()) {
             log_->truncate_fully_and_start_at(leader_log_start_offset);
+            // Nothing of the old log is left to describe (Kafka's
+            // ProducerStateManager.truncateFullyAndStartAt).
+            for (auto offset : storage::list_producer_snapshots(log_->dir()))
+                storage::delete_producer_snapshot(log_->dir(), offset);
+            producer_state_.clear();
         } else {
             log_->delete_records_before(leader_log_start_offset);
         }
@@ -307,6 +395,7 @@ void Partition::truncate_to(std::int64_t offset) {
     const auto before = epoch_starts_.size();
     while (!epoch_starts_.empty() && epoch_starts_.back().second >= offset) epoch_starts_.pop_back();
     if (epoch_starts_.size() != before) save_epochs();
+    load_producer_state();
     high_watermark_ = std::min(high_watermark_, log_->log_end_offset());
     change_listeners_.notify();
 }
@@ -322,8 +411,48 @@ AppendResult Partition::append(std::span<std::uint8_t> batches) {
         result.error = error;
         return result;
     }
+    // The offsets the log will give, for the producer checks.
+    std::vector<records::BatchHeader> headers;
+    try {
+        auto next = log_->log_end_offset();
+        for (std::size_t pos = 0; pos < batches.size();) {
+            auto h = records::parse_batch_header(batches.subspan(pos));
+            if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+            h.base_offset = next;
+            next = h.last_offset() + 1;
+            headers.push_back(h);
+            pos += h.total_size();
+        }
+    } catch (const wire::DecodeError& e) {
+        result.error = ErrorCode::corrupt_message;
+        result.error_message = e.what();
+        return result;
+    }
+    auto producers = producer_state_.prepare(headers, AppendOrigin::client);
+    if (producers.error != ErrorCode::none) {
+        result.error = producers.error;
+        result.error_message = std::move(producers.error_message);
+        return result;
+    }
+    if (const auto& duplicate = producers.duplicate) {
+        // Kafka's UnifiedLog.append answers a duplicate with the first
+        // append's offsets and its batch's timestamp as the append time.
+        result.base_offset = duplicate->first_offset;
+        result.last_offset = duplicate->last_offset;
+        result.log_append_time = duplicate->timestamp;
+        result.log_start_offset = log_->log_start_offset();
+        return result;
+    }
     result = write_to_log(tp_, [&] { return log_->append(batches); });
     if (result.error != ErrorCode::none) return result;
+    if (result.log_append_time >= 0) {
+        // LogAppendTime batches carry the append time, not the producer's.
+        for (auto& [producer_id, entry] : producers.updated) {
+            for (auto& batch : entry.batches) batch.timestamp = result.log_append_time;
+            entry.last_timestamp = result.log_append_time;
+        }
+    }
+    producer_state_.commit(std::move(producers));
     maybe_advance_high_watermark();
     change_listeners_.notify();
     return result;

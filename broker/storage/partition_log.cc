@@ -245,6 +245,7 @@ void PartitionLog::roll(std::int64_t new_base) {
         sync_dir(dir_);
         notify_checkpoint();
     }
+    if (roll_hook_) roll_hook_(new_base);
 }
 
 void PartitionLog::flush_up_to(std::int64_t offset) {

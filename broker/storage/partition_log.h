@@ -145,6 +145,10 @@ public:
     // Called when the log start offset or recovery point moves (the owner
     // rewrites its checkpoint files).
     void set_checkpoint_hook(std::function<void()> hook) { checkpoint_hook_ = std::move(hook); }
+    // Called when a new segment starts at `base` (after the data before it is
+    // flushed if the log flushes on roll): the partition writes its producer
+    // state snapshot there, as Kafka does at every roll.
+    void set_roll_hook(std::function<void(std::int64_t base)> hook) { roll_hook_ = std::move(hook); }
 
 private:
     enum class State { open, closed, deleted };
@@ -179,6 +183,7 @@ private:
     std::int64_t last_flush_ms_ = 0;
     State state_ = State::open;
     std::function<void()> checkpoint_hook_;
+    std::function<void(std::int64_t)> roll_hook_;
     std::uint64_t segments_generation_ = 0;
 };
 

@@ -1,0 +1,50 @@
+// InitProducerId at every version (0-5) for idempotent producers. As Kafka's
+// TransactionCoordinator, a request without a transactional id always gets a
+// fresh producer id with epoch 0, whatever id and epoch it names (KIP-360:
+// an idempotent producer recovering from a lost sequence asks again and
+// starts over with the new id); only a transactional id's producer keeps its
+// id and has its epoch bumped, which needs the transaction coordinator.
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/producer_id_manager.h"
+
+namespace weir::handlers {
+
+namespace {
+
+// RecordBatch.NO_PRODUCER_ID / NO_PRODUCER_EPOCH.
+constexpr std::int64_t kNoProducerId = -1;
+constexpr std::int16_t kNoProducerEpoch = -1;
+
+msg::InitProducerIdResponse failure(ErrorCode error) {
+    msg::InitProducerIdResponse response;
+    response.error_code = to_int(error);
+    response.producer_id = kNoProducerId;
+    response.producer_epoch = kNoProducerEpoch;
+    return response;
+}
+
+}  // namespace
+
+Task<msg::InitProducerIdResponse> handle(BrokerContext& broker, const RequestContext&,
+                                         msg::InitProducerIdRequest request) {
+    // KafkaApis.handleInitProducerIdRequest: an id without an epoch (or the
+    // reverse) is malformed.
+    const bool no_id = request.producer_id == kNoProducerId;
+    const bool no_epoch = request.producer_epoch == kNoProducerEpoch;
+    if (no_id != no_epoch) co_return failure(ErrorCode::invalid_request);
+    if (request.transactional_id) {
+        // TransactionCoordinator: an empty id is INVALID_REQUEST; any other
+        // needs a transaction coordinator, and FindCoordinator names none.
+        co_return failure(request.transactional_id->empty() ? ErrorCode::invalid_request
+                                                            : ErrorCode::coordinator_not_available);
+    }
+    auto generate = broker.producer_ids.generate();
+    auto generated = co_await std::move(generate);
+    if (!generated.ok()) co_return failure(generated.error);
+    msg::InitProducerIdResponse response;
+    response.producer_id = generated.producer_id;
+    response.producer_epoch = 0;
+    co_return response;
+}
+
+}  // namespace weir::handlers
