@@ -1,8 +1,10 @@
 // Idempotent producers (librdkafka, enable.idempotence=true): while the
-// broker is SIGKILLed and restarted several times, every message is stored
+// broker is frozen past the producer's request timeout and SIGKILLed and
+// restarted several times, every message is stored
 // exactly once, in the order it was sent, with no gap; a clean restart
 // keeps deduplicating from the producer-state snapshot.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <atomic>
 #include <iostream>
@@ -89,7 +91,8 @@ TEST(Idempotence, SigkillsAndRestartsLoseNothingAndDuplicateNothing) {
                                            {"linger.ms", "2"},
                                            {"batch.num.messages", "200"},
                                            {"message.timeout.ms", "120000"},
-                                           {"retry.backoff.ms", "50"}});
+                                           {"retry.backoff.ms", "50"},
+                                           {"socket.timeout.ms", "1000"}});
     std::atomic<bool> stop{false};
     std::atomic<std::size_t> sent{0};
     std::atomic<bool> local_error{false};
@@ -111,16 +114,28 @@ TEST(Idempotence, SigkillsAndRestartsLoseNothingAndDuplicateNothing) {
         }
     });
 
+    // Each round first freezes the broker for longer than the producer's
+    // socket.timeout.ms: the client gives up on requests the broker then
+    // appends once it runs again, and sends them again (the duplicates a
+    // producer without idempotence stores). Then the broker is SIGKILLed and
+    // restarted, and the producer state must come back from disk.
     constexpr int kKills = 4;
-    for (int kill = 0; kill < kKills; ++kill) {
+    auto progress = [&](int round) {
         const auto target = producer.ok_count() + 3000;
         const bool progressed = wait_until([&] { return producer.ok_count() >= target || local_error; }, 30s);
-        if (!progressed || local_error) {
-            stop = true;
-            writer.join();
-            FAIL() << "no progress before kill " << kill << ": " << producer.ok_count() << " acknowledged, local error "
-                   << local_error.load();
-        }
+        if (progressed && !local_error) return true;
+        stop = true;
+        writer.join();
+        ADD_FAILURE() << "no progress in round " << round << ": " << producer.ok_count()
+                      << " acknowledged, local error " << local_error.load();
+        return false;
+    };
+    for (int round = 0; round < kKills; ++round) {
+        if (!progress(round)) return;
+        ASSERT_EQ(::kill(broker.pid(), SIGSTOP), 0);
+        std::this_thread::sleep_for(3s);
+        ASSERT_EQ(::kill(broker.pid(), SIGCONT), 0);
+        if (!progress(round)) return;
         broker.kill();
         std::this_thread::sleep_for(200ms);  // in-flight requests fail, the producer retries
         broker.start();
@@ -138,7 +153,7 @@ TEST(Idempotence, SigkillsAndRestartsLoseNothingAndDuplicateNothing) {
         ASSERT_EQ(reports[i].err, RdKafka::ERR_NO_ERROR) << "message " << i << ": " << err_name(reports[i].err);
 
     const auto ids = read_everything(broker.bootstrap(), topic);
-    std::cout << "[compat] sent " << sent << " through " << kKills << " SIGKILLs, stored "
+    std::cout << "[compat] sent " << sent << " through " << kKills << " freezes and SIGKILLs, stored "
               << (ids.count(0) ? ids.at(0).size() : 0) + (ids.count(1) ? ids.at(1).size() : 0) << "\n";
     expect_exactly_once_in_order(ids, sent);
 }

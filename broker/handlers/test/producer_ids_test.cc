@@ -67,7 +67,11 @@ TEST_F(ProducerIdsTest, TransactionalIdsNeedTheTransactionCoordinator) {
 }
 
 TEST_F(ProducerIdsTest, ApiVersionsAdvertisesInitProducerId) {
-    auto r = call(msg::ApiVersionsRequest{}, 3);
+    msg::ApiVersionsRequest request;
+    request.client_software_name = "weir-test";
+    request.client_software_version = "1.0";
+    auto r = call(std::move(request), 3);
+    ASSERT_EQ(r.error_code, 0);
     bool found = false;
     for (const auto& api : r.api_keys)
         if (api.api_key == 22) {

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "broker/storage/log_error.h"
 #include "broker/storage/test/storage_test_util.h"
 
 namespace weir::storage {
