@@ -1,12 +1,13 @@
 // InitProducerId for idempotent producers: fresh ids with epoch 0 from
 // durable blocks, never repeated across restarts; Kafka's errors for
-// malformed requests and transactional ids.
+// malformed requests and transactional ids. DescribeProducers.
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "broker/handlers/test/handler_fixture.h"
 #include "broker/metadata/metadata_types.h"
+#include "broker/partitions/replica_manager.h"
 #include "messages/api_versions.h"
 
 namespace weir::handlers {
@@ -80,6 +81,41 @@ TEST_F(ProducerIdsTest, ApiVersionsAdvertisesInitProducerId) {
             EXPECT_EQ(api.max_version, 5);
         }
     EXPECT_TRUE(found);
+}
+
+TEST_F(ProducerIdsTest, DescribeProducersShowsEachPartitionsProducers) {
+    create_topic("p", 2);
+    records::BatchBuilderOptions options;
+    options.base_timestamp = 5000;
+    options.producer_id = 77;
+    options.producer_epoch = 3;
+    options.base_sequence = 10;
+    std::vector<records::Record> recs(4);
+    for (int i = 0; i < 4; ++i) recs[static_cast<std::size_t>(i)].offset_delta = i;
+    auto batch = records::build_batch(options, recs);
+    partitions::ProduceLimits limits;
+    limits.produce_version = 9;
+    ASSERT_EQ(partitions_->produce({"p", 1}, batch, limits).error, ErrorCode::none);
+
+    msg::DescribeProducersRequest request;
+    auto& topic = request.topics.emplace_back();
+    topic.name = "p";
+    topic.partition_indexes = {0, 1, 5};
+    auto r = call(request, 0);
+    ASSERT_EQ(r.topics.size(), 1u);
+    const auto& parts = r.topics[0].partitions;
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(parts[0].error_code, 0);
+    EXPECT_TRUE(parts[0].active_producers.empty());
+    ASSERT_EQ(parts[1].active_producers.size(), 1u);
+    const auto& p = parts[1].active_producers[0];
+    EXPECT_EQ(p.producer_id, 77);
+    EXPECT_EQ(p.producer_epoch, 3);
+    EXPECT_EQ(p.last_sequence, 13);
+    EXPECT_EQ(p.last_timestamp, 5000);
+    EXPECT_EQ(p.coordinator_epoch, -1);
+    EXPECT_EQ(p.current_txn_start_offset, -1);
+    EXPECT_EQ(parts[2].error_code, to_int(ErrorCode::unknown_topic_or_partition));
 }
 
 }  // namespace
