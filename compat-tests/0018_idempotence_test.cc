@@ -7,6 +7,8 @@
 #include <signal.h>
 
 #include <atomic>
+#include <boost/json.hpp>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "harness/admin.h"
 #include "harness/broker_process.h"
 #include "harness/kafka_client.h"
+#include "harness/subprocess.h"
 #include "harness/wait.h"
 
 namespace weir::compat {
@@ -184,6 +187,27 @@ TEST(Idempotence, AProducerGoesOnAcrossACleanRestart) {
     ASSERT_TRUE(producer.flush(30s));
     for (const auto& d : producer.deliveries()) ASSERT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
     expect_exactly_once_in_order(read_everything(broker.bootstrap(), topic), 2 * kFirst);
+}
+
+// kafkajs's idempotent producer: its InitProducerId and sequences accepted,
+// every message stored once, in order (kafkajs/idempotent.js).
+TEST(Idempotence, KafkajsIdempotentProducer) {
+    ASSERT_STRNE(WEIR_NODE, "") << "node not found";
+    const auto dir = std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / "kafkajs";
+    ASSERT_TRUE(std::filesystem::exists(dir / "node_modules" / "kafkajs")) << "run scripts/install-deps.sh";
+    BrokerOptions options;
+    options.overrides["group.initial.rebalance.delay.ms"] = "0";
+    BrokerProcess broker(options);
+    broker.start();
+    const auto r = run_process({WEIR_NODE, (dir / "idempotent.js").string(), broker.bootstrap(), "kjs-idem"}, 90s);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const auto result = boost::json::parse(r.out).as_object();
+    for (const auto& o : result.at("offsets").as_array()) EXPECT_EQ(o.at("high").as_int64(), 1000);
+    std::map<int, std::vector<std::size_t>> ids;
+    for (const auto& [partition, values] : result.at("got").as_object())
+        for (const auto& v : values.as_array())
+            ids[std::stoi(std::string(partition))].push_back(static_cast<std::size_t>(v.as_int64()));
+    expect_exactly_once_in_order(ids, 2000);
 }
 
 }  // namespace
