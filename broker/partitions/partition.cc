@@ -78,7 +78,11 @@ Partition::Partition(TopicPartition tp, std::int32_t local_broker_id, std::share
     const auto before = epoch_starts_.size();
     while (!epoch_starts_.empty() && epoch_starts_.back().second > log_->log_end_offset()) epoch_starts_.pop_back();
     if (epoch_starts_.size() != before) save_epochs();
-    load_producer_state();
+    // Kafka's LogLoader: a clean shutdown writes a producer snapshot at the
+    // log end, so a cleanly closed log without any was written before
+    // producer state existed (no idempotent producer wrote to it): nothing to
+    // replay, which keeps the first start after an upgrade fast.
+    if (!log_->opened_clean() || !storage::list_producer_snapshots(log_->dir()).empty()) load_producer_state();
     // The log outlives this partition (the LogManager owns it too).
     log_->set_roll_hook([this](std::int64_t base) { take_producer_snapshot(base); });
 }

@@ -140,6 +140,7 @@ void PartitionLog::load(const LoadOptions& options) {
     log_end_offset_ = active().next_offset();
     log_start_offset_ = std::max(options.log_start_offset, segments_.begin()->first);
     recovery_point_ = options.clean_shutdown ? log_end_offset_ : std::min(options.recovery_point, log_end_offset_);
+    opened_clean_ = options.clean_shutdown;
     last_flush_ms_ = now;
     if (log_start_offset_ > log_end_offset_) {
         truncate_fully_and_start_at(log_start_offset_);

@@ -94,6 +94,8 @@ public:
     [[nodiscard]] std::int64_t log_start_offset() const { return log_start_offset_; }
     [[nodiscard]] std::int64_t log_end_offset() const { return log_end_offset_; }
     [[nodiscard]] std::int64_t recovery_point() const { return recovery_point_; }
+    // Opened after a clean shutdown (its files were trusted, nothing scanned).
+    [[nodiscard]] bool opened_clean() const { return opened_clean_; }
 
     // ListOffsets. By timestamp: first record with timestamp >= ts (nullopt if none).
     [[nodiscard]] std::optional<FoundRecord> offset_for_timestamp(std::int64_t timestamp) const;
@@ -182,6 +184,7 @@ private:
     std::int64_t unflushed_messages_ = 0;
     std::int64_t last_flush_ms_ = 0;
     State state_ = State::open;
+    bool opened_clean_ = false;
     std::function<void()> checkpoint_hook_;
     std::function<void(std::int64_t)> roll_hook_;
     std::uint64_t segments_generation_ = 0;

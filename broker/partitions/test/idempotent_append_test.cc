@@ -9,6 +9,7 @@
 
 #include "broker/partitions/replica_manager.h"
 #include "broker/partitions/test/local_replicas.h"
+#include "broker/storage/log_names.h"
 #include "broker/storage/producer_snapshot_file.h"
 #include "broker/storage/test/storage_test_util.h"
 
@@ -97,19 +98,36 @@ TEST_F(IdempotentAppendTest, ACleanStopSnapshotsTheStateAtTheLogEnd) {
     EXPECT_EQ(append(*p, 6, 1).base_offset, 6);
 }
 
-TEST_F(IdempotentAppendTest, WithoutASnapshotTheStateIsRebuiltFromTheLog) {
+TEST_F(IdempotentAppendTest, AfterACrashTheStateIsRebuiltFromTheLog) {
     {
         auto p = lead();
         append(*p, 0, 3);
         append(*p, 3, 3);
     }
     local.reset();
+    // What a kill leaves: no snapshot at the log end, no clean-shutdown marker.
     for (auto offset : storage::list_producer_snapshots(dir())) storage::delete_producer_snapshot(dir(), offset);
+    std::filesystem::remove(tmp.path() / std::string(storage::kCleanShutdownFile));
     open();
     auto p = lead();
     EXPECT_EQ(append(*p, 0, 3).base_offset, 0);
     EXPECT_EQ(append(*p, 7, 1).error, ErrorCode::out_of_order_sequence_number);
     EXPECT_EQ(p->log_end_offset(), 6);
+}
+
+TEST_F(IdempotentAppendTest, ACleanLogWithoutSnapshotsPredatesProducerStateAndIsNotScanned) {
+    {
+        auto p = lead();
+        append(*p, 0, 3);
+    }
+    local.reset();
+    // As a log written before producer state existed looks after a clean stop.
+    for (auto offset : storage::list_producer_snapshots(dir())) storage::delete_producer_snapshot(dir(), offset);
+    ASSERT_TRUE(std::filesystem::exists(tmp.path() / std::string(storage::kCleanShutdownFile)));
+    open();
+    auto p = lead();
+    EXPECT_EQ(p->producer_state().size(), 0u);
+    EXPECT_EQ(append(*p, 0, 3).base_offset, 3);  // unknown producer: appended again
 }
 
 TEST_F(IdempotentAppendTest, ASnapshotIsWrittenAtEachRollAndRecoveryReadsTheLogAfterIt) {
