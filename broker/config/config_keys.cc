@@ -157,8 +157,11 @@ const ConfigKey kBrokerKeys[] = {
     {"log.message.format.version", T::string, "3.0-IV1", I::medium, "Accepted for compatibility; Weir writes v2 batches.", {}, false, false},
     {"num.recovery.threads.per.data.dir", T::int32, "1", I::high, "Accepted for compatibility.", V::at_least(1), true, false},
 
-    // Producer state and metrics: no idempotent producers or metric reporters yet.
-    {"producer.id.expiration.ms", T::int32, "86400000", I::low, "Accepted for compatibility.", V::at_least(1), true, false},
+    // Producer state and metrics: no metric reporters yet.
+    {"producer.id.expiration.ms", T::int32, "86400000", I::low,
+     "How long a partition keeps an idle idempotent producer's state.", V::at_least(1), true, true},
+    {"producer.id.expiration.check.interval.ms", T::int32, "600000", I::low,
+     "How often idle producers' state is removed.", V::at_least(1), false, true},
     {"transaction.partition.verification.enable", T::boolean, "true", I::low, "Accepted for compatibility.", {}, true, false},
     {"metric.reporters", T::list, "", I::low, "Accepted for compatibility.", {}, true, false},
 

@@ -10,6 +10,7 @@
 #include "broker/config/topic_config.h"
 #include "broker/handlers/fetch_sessions.h"
 #include "broker/metadata/metadata_store.h"
+#include "broker/metadata/producer_id_manager.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::partitions {
@@ -32,6 +33,8 @@ struct BrokerContext {
     // FindCoordinator's key type 1; none until a transaction coordinator exists.
     CoordinatorLocator* transaction_locator = nullptr;
     FetchSessionCache fetch_sessions{};
+    // InitProducerId's ids, in blocks from the metadata store.
+    metadata::ProducerIdManager producer_ids{metadata};
 
     [[nodiscard]] GroupService& groups() const { return *group_service; }
 

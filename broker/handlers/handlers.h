@@ -20,9 +20,11 @@
 #include "messages/describe_acls.h"
 #include "messages/describe_cluster.h"
 #include "messages/describe_configs.h"
+#include "messages/describe_producers.h"
 #include "messages/fetch.h"
 #include "messages/find_coordinator.h"
 #include "messages/incremental_alter_configs.h"
+#include "messages/init_producer_id.h"
 #include "messages/list_offsets.h"
 #include "messages/metadata.h"
 #include "messages/offset_for_leader_epoch.h"
@@ -50,6 +52,9 @@ Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext&, const RequestC
                                                   msg::IncrementalAlterConfigsRequest);
 Task<msg::DescribeClusterResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeClusterRequest);
 Task<msg::OffsetForLeaderEpochResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetForLeaderEpochRequest);
+// The producer family (producers.cc).
+Task<msg::InitProducerIdResponse> handle(BrokerContext&, const RequestContext&, msg::InitProducerIdRequest);
+Task<msg::DescribeProducersResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeProducersRequest);
 Task<msg::DescribeAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeAclsRequest);
 Task<msg::CreateAclsResponse> handle(BrokerContext&, const RequestContext&, msg::CreateAclsRequest);
 Task<msg::DeleteAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteAclsRequest);

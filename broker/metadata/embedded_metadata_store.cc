@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "broker/metadata/atomic_file.h"
+#include "broker/metadata/producer_id_block.h"
 #include "broker/metadata/replica_assignment.h"
 #include "broker/metadata/state_json.h"
 #include "broker/metadata/topic_name.h"
@@ -62,6 +63,7 @@ EmbeddedMetadataStore::EmbeddedMetadataStore(Options options)
             }
             initial->broker_configs = std::move(state.broker_configs);
             initial->default_broker_configs = std::move(state.default_broker_configs);
+            latest_producer_id_block_ = state.latest_producer_id_block;
         } else {
             initial->cluster_id = Uuid::random().to_string();
             persist(*initial);
@@ -84,6 +86,7 @@ void EmbeddedMetadataStore::persist(const MetadataSnapshot& s) const {
     for (const auto& [name, t] : s.topics_by_name) state.topics.push_back(*t);
     state.broker_configs = s.broker_configs;
     state.default_broker_configs = s.default_broker_configs;
+    state.latest_producer_id_block = latest_producer_id_block_;
     write_file_atomically(file_, encode_state(state));
 }
 
@@ -236,6 +239,33 @@ Status EmbeddedMetadataStore::alter_broker_configs_now(std::optional<std::int32_
     change.kind = MetadataChange::Kind::broker_configs_changed;
     change.broker_id = broker_id;
     return commit(std::move(next), change);
+}
+
+Task<ProducerIdBlockResult> EmbeddedMetadataStore::allocate_producer_id_block() {
+    co_return allocate_producer_id_block_now();
+}
+
+ProducerIdBlockResult EmbeddedMetadataStore::allocate_producer_id_block_now() {
+    std::lock_guard write(write_mutex_);
+    ProducerIdBlockResult result;
+    const auto previous = latest_producer_id_block_;
+    const auto next = next_producer_id_block(previous, local_.id);
+    if (!next) {
+        result.error = ErrorCode::unknown_server_error;
+        result.message = "Have exhausted all producerIds.";
+        return result;
+    }
+    latest_producer_id_block_ = next;
+    try {
+        persist(*snapshot());
+    } catch (const std::exception& e) {
+        latest_producer_id_block_ = previous;
+        result.error = ErrorCode::unknown_server_error;
+        result.message = std::string("Failed to write metadata: ") + e.what();
+        return result;
+    }
+    result.block = *latest_producer_id_block_;
+    return result;
 }
 
 MetadataStore::ListenerId EmbeddedMetadataStore::add_listener(ChangeListener listener) {

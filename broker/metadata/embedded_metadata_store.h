@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,7 @@ public:
                                    std::vector<std::vector<std::int32_t>> assignments, bool validate_only) override;
     Task<Status> alter_topic_configs(std::string name, config::ConfigMap configs, bool validate_only) override;
     Task<Status> alter_broker_configs(std::optional<std::int32_t> broker_id, config::ConfigMap configs) override;
+    Task<ProducerIdBlockResult> allocate_producer_id_block() override;
 
     ListenerId add_listener(ChangeListener listener) override;
     void remove_listener(ListenerId id) override;
@@ -55,6 +57,7 @@ private:
                                  const std::vector<std::vector<std::int32_t>>& assignments, bool validate_only);
     Status alter_topic_configs_now(std::string_view name, const config::ConfigMap& configs, bool validate_only);
     Status alter_broker_configs_now(std::optional<std::int32_t> broker_id, const config::ConfigMap& configs);
+    ProducerIdBlockResult allocate_producer_id_block_now();
 
     // Writes `next` to disk, then publishes it and notifies. Returns the
     // failure status if the write failed (state unchanged).
@@ -73,6 +76,9 @@ private:
     Snapshot snapshot_;
 
     ChangeListeners listeners_;
+    // Kept in the file beside the snapshot (it is no cluster metadata a
+    // listener follows); guarded by write_mutex_.
+    std::optional<ProducerIdBlock> latest_producer_id_block_;
 };
 
 }  // namespace weir::metadata

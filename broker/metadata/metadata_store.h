@@ -80,6 +80,10 @@ public:
                                       std::to_string(leader_epoch) + ", " + std::to_string(isr.size()) + " replicas)");
     }
 
+    // The next block of producer ids for this broker, durable before it is
+    // returned (ZooKeeper: /latest_producer_id_block, as Kafka writes it).
+    virtual Task<ProducerIdBlockResult> allocate_producer_id_block() = 0;
+
     // Called after each change is durable, before the mutation that made it
     // completes, on the thread that made it, in change order. A listener may
     // read the store; a mutation it starts (co_spawn) is its own change.

@@ -124,6 +124,24 @@ struct CreateTopicResult : Status {
     TopicPtr topic;  // the created topic (null when failed or validate_only)
 };
 
+// Producer ids one broker may hand out (Kafka's ProducerIdsBlock): the store
+// gives each block once, durably, so no id is ever given twice, even after a
+// crash or across brokers.
+struct ProducerIdBlock {
+    std::int32_t broker_id = -1;
+    std::int64_t first = 0;
+    std::int32_t size = 0;
+    [[nodiscard]] std::int64_t last() const { return first + size - 1; }
+    bool operator==(const ProducerIdBlock&) const = default;
+};
+
+// Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE.
+inline constexpr std::int32_t kProducerIdBlockSize = 1000;
+
+struct ProducerIdBlockResult : Status {
+    ProducerIdBlock block;
+};
+
 struct MetadataChange {
     enum class Kind {
         topic_created,

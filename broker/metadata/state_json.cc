@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <charconv>
 
+#include "broker/metadata/producer_id_block.h"
+
 namespace weir::metadata {
 namespace json = boost::json;
 
@@ -64,6 +66,8 @@ std::string encode_state(const PersistedState& state) {
     for (const auto& [id, configs] : state.broker_configs)
         if (!configs.empty()) broker_configs[std::to_string(id)] = to_object(configs);
     root["broker_configs"] = std::move(broker_configs);
+    if (const auto& block = state.latest_producer_id_block)
+        root["latest_producer_id_block"] = json::parse(encode_producer_id_block(*block));
     return json::serialize(root) + "\n";
 }
 
@@ -118,6 +122,8 @@ PersistedState decode_state(std::string_view text) {
                 state.broker_configs.emplace(id, std::move(values));
             }
         }
+        if (const json::value* block = root.if_contains("latest_producer_id_block"))
+            state.latest_producer_id_block = decode_producer_id_block(json::serialize(*block));
         return state;
     } catch (const MetadataStoreError&) {
         throw;

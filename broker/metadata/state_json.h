@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,13 +18,18 @@ struct PersistedState {
     std::vector<TopicInfo> topics;
     std::map<std::int32_t, config::ConfigMap> broker_configs;
     config::ConfigMap default_broker_configs;
+    // The last producer id block handed out; none before the first.
+    std::optional<ProducerIdBlock> latest_producer_id_block;
 };
 
 // {"version":1,"cluster_id":...,"broker_id":...,"topics":[{"name","topic_id",
 //  "internal","configs":{...},"partitions":[{"partition","leader",
 //  "leader_epoch","replicas","isr"}]}],"broker_configs":{"<default>":{...},
-//  "<id>":{...}}}. broker_configs is named by ZooKeeper's entity names and is
-// optional, so files written before it read as having none.
+//  "<id>":{...}},"latest_producer_id_block":{"version":1,"broker":0,
+//  "block_start":"0","block_end":"999"}}. broker_configs is named by
+// ZooKeeper's entity names, the producer id block is ZooKeeper's
+// /latest_producer_id_block; both are optional, so files written before them
+// read as having none.
 std::string encode_state(const PersistedState& state);
 // Throws MetadataStoreError on malformed input.
 PersistedState decode_state(std::string_view json);

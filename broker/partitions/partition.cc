@@ -8,6 +8,7 @@
 #include "broker/common/logging.h"
 #include "broker/storage/leader_epoch_checkpoint.h"
 #include "broker/storage/partition_log.h"
+#include "broker/storage/producer_snapshot_file.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::partitions {
@@ -70,12 +71,20 @@ Partition::Partition(TopicPartition tp, std::int32_t local_broker_id, std::share
       local_broker_id_(local_broker_id),
       log_(std::move(log)),
       executor_(std::move(executor)),
-      high_watermark_(log_->log_start_offset()) {
+      high_watermark_(log_->log_start_offset()),
+      producer_state_(tp_) {
     epoch_starts_ = storage::read_leader_epoch_checkpoint(log_->dir());
     // Epochs past the log end were lost with their data (an unclean stop).
     const auto before = epoch_starts_.size();
     while (!epoch_starts_.empty() && epoch_starts_.back().second > log_->log_end_offset()) epoch_starts_.pop_back();
     if (epoch_starts_.size() != before) save_epochs();
+    // Kafka's LogLoader: a clean shutdown writes a producer snapshot at the
+    // log end, so a cleanly closed log without any was written before
+    // producer state existed (no idempotent producer wrote to it): nothing to
+    // replay, which keeps the first start after an upgrade fast.
+    if (!log_->opened_clean() || !storage::list_producer_snapshots(log_->dir()).empty()) load_producer_state();
+    // The log outlives this partition (the LogManager owns it too).
+    log_->set_roll_hook([this](std::int64_t base) { take_producer_snapshot(base); });
 }
 
 void Partition::save_epochs() {
@@ -86,7 +95,7 @@ void Partition::save_epochs() {
     }
 }
 
-Partition::~Partition() = default;
+Partition::~Partition() { log_->set_roll_hook({}); }
 
 const LogConfig& Partition::config() const { return log_->config(); }
 const std::filesystem::path& Partition::dir() const { return log_->dir(); }
@@ -264,7 +273,10 @@ AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches
     if (result.error != ErrorCode::none) return result;
     // The leader's epochs become this replica's history (Kafka's follower
     // assigns its leader epoch cache from the batches it appends).
+    // Their producers' state too, so that this replica dedups as the leader
+    // did once it leads.
     bool learned = false;
+    std::vector<records::BatchHeader> headers;
     for (std::size_t pos = 0; pos < batches.size();) {
         auto h = records::parse_batch_header(batches.subspan(pos));
         if (h.partition_leader_epoch >= 0 &&
@@ -272,9 +284,11 @@ AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches
             epoch_starts_.emplace_back(h.partition_leader_epoch, h.base_offset);
             learned = true;
         }
+        headers.push_back(h);
         pos += h.total_size();
     }
     if (learned) save_epochs();
+    producer_state_.apply(headers);
     change_listeners_.notify();
     return result;
 }
@@ -292,6 +306,11 @@ void Partition::follow_log_start_offset(std::int64_t leader_log_start_offset) {
     try {
         if (leader_log_start_offset > log_->log_end_offset()) {
             log_->truncate_fully_and_start_at(leader_log_start_offset);
+            // Nothing of the old log is left to describe (Kafka's
+            // ProducerStateManager.truncateFullyAndStartAt).
+            for (auto offset : storage::list_producer_snapshots(log_->dir()))
+                storage::delete_producer_snapshot(log_->dir(), offset);
+            producer_state_.clear();
         } else {
             log_->delete_records_before(leader_log_start_offset);
         }
@@ -307,6 +326,7 @@ void Partition::truncate_to(std::int64_t offset) {
     const auto before = epoch_starts_.size();
     while (!epoch_starts_.empty() && epoch_starts_.back().second >= offset) epoch_starts_.pop_back();
     if (epoch_starts_.size() != before) save_epochs();
+    load_producer_state();
     high_watermark_ = std::min(high_watermark_, log_->log_end_offset());
     change_listeners_.notify();
 }
@@ -322,8 +342,48 @@ AppendResult Partition::append(std::span<std::uint8_t> batches) {
         result.error = error;
         return result;
     }
+    // The offsets the log will give, for the producer checks.
+    std::vector<records::BatchHeader> headers;
+    try {
+        auto next = log_->log_end_offset();
+        for (std::size_t pos = 0; pos < batches.size();) {
+            auto h = records::parse_batch_header(batches.subspan(pos));
+            if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+            h.base_offset = next;
+            next = h.last_offset() + 1;
+            headers.push_back(h);
+            pos += h.total_size();
+        }
+    } catch (const wire::DecodeError& e) {
+        result.error = ErrorCode::corrupt_message;
+        result.error_message = e.what();
+        return result;
+    }
+    auto producers = producer_state_.prepare(headers, AppendOrigin::client);
+    if (producers.error != ErrorCode::none) {
+        result.error = producers.error;
+        result.error_message = std::move(producers.error_message);
+        return result;
+    }
+    if (const auto& duplicate = producers.duplicate) {
+        // Kafka's UnifiedLog.append answers a duplicate with the first
+        // append's offsets and its batch's timestamp as the append time.
+        result.base_offset = duplicate->first_offset;
+        result.last_offset = duplicate->last_offset;
+        result.log_append_time = duplicate->timestamp;
+        result.log_start_offset = log_->log_start_offset();
+        return result;
+    }
     result = write_to_log(tp_, [&] { return log_->append(batches); });
     if (result.error != ErrorCode::none) return result;
+    if (result.log_append_time >= 0) {
+        // LogAppendTime batches carry the append time, not the producer's.
+        for (auto& [producer_id, entry] : producers.updated) {
+            for (auto& batch : entry.batches) batch.timestamp = result.log_append_time;
+            entry.last_timestamp = result.log_append_time;
+        }
+    }
+    producer_state_.commit(std::move(producers));
     maybe_advance_high_watermark();
     change_listeners_.notify();
     return result;

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "broker/partitions/producer_state.h"
 #include "broker/partitions/waiters.h"
 #include "broker/storage/log_config.h"
 #include "protocol/errors.h"
@@ -219,7 +220,10 @@ public:
 
     // ---- writes and reads ----
     // Appends validated v2 batches as leader (offsets and epoch rewritten in
-    // place). On a single node the high watermark follows at once.
+    // place). On a single node the high watermark follows at once. Batches
+    // of idempotent producers are checked against the producer state first;
+    // a retried batch is answered with the offsets it got the first time and
+    // not written again.
     AppendResult append(std::span<std::uint8_t> batches);
     // acks=all: resolves with none once the high watermark reaches `offset`,
     // REQUEST_TIMED_OUT at `deadline`, NOT_LEADER_OR_FOLLOWER if leadership
@@ -252,6 +256,14 @@ public:
     // OFFSET_OUT_OF_RANGE beyond the high watermark.
     DeleteRecordsResult delete_records_before(std::int64_t offset);
 
+    // ---- idempotent producers ----
+    [[nodiscard]] const ProducerStateManager& producer_state() const { return producer_state_; }
+    // producer.id.expiration.ms.
+    void remove_expired_producers(std::int64_t now_ms, std::int64_t expiration_ms);
+    // Clean shutdown: the producer state at the log end, so that the next
+    // start-up reads it instead of the log.
+    void write_producer_snapshot();
+
 private:
     [[nodiscard]] std::int64_t fetchable_end(FetchIsolation isolation) const;
     // The smallest log end among the ISR; returns whether it moved.
@@ -260,6 +272,11 @@ private:
     // Kafka's leader-epoch-checkpoint, rewritten when the history changes.
     void save_epochs();
     void set_state(const LeaderAndIsr& state);
+    // The latest snapshot at or below the log end, then the log after it
+    // (Kafka's loadProducerState); snapshots past the log end are deleted.
+    void load_producer_state();
+    void replay_producer_state(std::int64_t from);
+    void take_producer_snapshot(std::int64_t offset);
 
     TopicPartition tp_;
     std::int32_t local_broker_id_;
@@ -291,6 +308,8 @@ private:
     // and moves up as a leader learns its ISR's positions (at once when the
     // ISR is this broker alone), or as a follower learns the leader's.
     std::int64_t high_watermark_ = 0;
+
+    ProducerStateManager producer_state_;
 
     HighWatermarkWaiters high_watermark_waiters_;
     ChangeListeners change_listeners_;

@@ -100,6 +100,11 @@ ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteS
             if (static_cast<int>(header.compression()) > 4)
                 return fail(ErrorCode::unsupported_compression_type, "unknown compression codec");
             if (header.is_control()) return fail(ErrorCode::invalid_record, "clients may not produce control batches");
+            if (header.producer_id >= 0 && header.base_sequence < 0)
+                return fail(ErrorCode::invalid_record,
+                            "Invalid sequence number " + std::to_string(header.base_sequence) +
+                                " in record batch with producerId " + std::to_string(header.producer_id) +
+                                " in topic partition " + tp.to_string());
         }
     } catch (const records::InvalidRecordError& e) {
         return fail(ErrorCode::invalid_record, e.what());

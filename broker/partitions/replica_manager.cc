@@ -152,6 +152,18 @@ std::vector<std::shared_ptr<Partition>> ReplicaManager::hosted() const {
     return out;
 }
 
+void ReplicaManager::remove_expired_producers(std::int64_t expiration_ms) {
+    const auto now =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    for (const auto& [tp, partition] : partitions_) partition->remove_expired_producers(now, expiration_ms);
+}
+
+void ReplicaManager::write_producer_snapshots() {
+    for (const auto& [tp, partition] : partitions_)
+        if (!partition->stopped()) partition->write_producer_snapshot();
+}
+
 void ReplicaManager::wake_all() {
     stopping_ = true;
     for (const auto& [tp, partition] : partitions_) partition->abort_waiters(ErrorCode::request_timed_out);

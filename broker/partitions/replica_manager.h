@@ -112,6 +112,12 @@ public:
     boost::asio::awaitable<void> wait_for_change(std::vector<std::shared_ptr<Partition>> partitions,
                                                  std::chrono::steady_clock::time_point deadline);
 
+    // producer.id.expiration.ms, run every
+    // producer.id.expiration.check.interval.ms.
+    void remove_expired_producers(std::int64_t expiration_ms);
+    // Clean shutdown: every partition's producer state snapshot at its log end.
+    void write_producer_snapshots();
+
     // Shutdown: parked fetches wake and return, acks=all waiters fail with
     // REQUEST_TIMED_OUT, and nothing parks any more.
     void wake_all();

@@ -109,6 +109,7 @@ void Broker::schedule_periodic() {
             core_->partitions().maintain_isrs();
             // Give the heap back after large request frames (see MemoryBudget).
             if (request_memory_ && request_memory_->take_trim_hint()) malloc_trim(0);
+            if (producer_expiration_due()) core_->partitions().remove_expired_producers(producer_id_expiration_ms());
         } catch (const std::exception& e) {
             logging::error("periodic log maintenance failed: {}", e.what());
         }
@@ -146,6 +147,21 @@ bool Broker::retention_due() {
     if (now - last_retention_ < std::chrono::milliseconds(config_.log_retention_check_interval_ms)) return false;
     last_retention_ = now;
     return true;
+}
+
+bool Broker::producer_expiration_due() {
+    const auto interval = config::as_int(config_.static_value("producer.id.expiration.check.interval.ms"));
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_producer_expiration_ < std::chrono::milliseconds(interval)) return false;
+    last_producer_expiration_ = now;
+    return true;
+}
+
+std::int64_t Broker::producer_id_expiration_ms() const {
+    // Dynamic (KIP-226), as in Kafka.
+    auto props = config::current_broker_props(config_.static_props,
+                                              core_->metadata().snapshot()->dynamic_broker_configs(config_.broker_id));
+    return config::as_int(config::broker_value_or_default(props, "producer.id.expiration.ms"));
 }
 
 void Broker::stop() {

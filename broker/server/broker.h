@@ -55,6 +55,9 @@ private:
     void finish_stop();
     void schedule_periodic();
     bool retention_due();
+    // producer.id.expiration.check.interval.ms has passed since the last check.
+    bool producer_expiration_due();
+    [[nodiscard]] std::int64_t producer_id_expiration_ms() const;
     void schedule_cleaner(std::chrono::milliseconds delay);
     [[nodiscard]] std::chrono::milliseconds cleaner_backoff() const;
 
@@ -78,6 +81,7 @@ private:
     boost::asio::steady_timer periodic_{io_};
     boost::asio::steady_timer cleaner_timer_{io_};
     std::chrono::steady_clock::time_point last_retention_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_producer_expiration_ = std::chrono::steady_clock::now();
     bool stopped_ = false;
 };
 

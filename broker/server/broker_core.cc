@@ -103,6 +103,7 @@ void BrokerCore::shutdown() {
     listener_.reset();
     if (fetchers_) fetchers_->stop();
     partitions_->wake_all();
+    partitions_->write_producer_snapshots();
     context_.reset();
     fetchers_.reset();
     partitions_.reset();

@@ -144,6 +144,7 @@ void PartitionLog::load(const LoadOptions& options) {
     log_end_offset_ = active().next_offset();
     log_start_offset_ = std::max(options.log_start_offset, segments_.begin()->first);
     recovery_point_ = options.clean_shutdown ? log_end_offset_ : std::min(options.recovery_point, log_end_offset_);
+    opened_clean_ = options.clean_shutdown;
     last_flush_ms_ = now;
     if (log_start_offset_ > log_end_offset_) {
         truncate_fully_and_start_at(log_start_offset_);
@@ -253,6 +254,7 @@ void PartitionLog::roll(std::int64_t new_base) {
         sync_dir(dir_);
         notify_checkpoint();
     }
+    if (roll_hook_) roll_hook_(new_base);
 }
 
 void PartitionLog::flush_up_to(std::int64_t offset) {

@@ -95,6 +95,8 @@ public:
     [[nodiscard]] std::int64_t log_start_offset() const { return log_start_offset_; }
     [[nodiscard]] std::int64_t log_end_offset() const { return log_end_offset_; }
     [[nodiscard]] std::int64_t recovery_point() const { return recovery_point_; }
+    // Opened after a clean shutdown (its files were trusted, nothing scanned).
+    [[nodiscard]] bool opened_clean() const { return opened_clean_; }
 
     // ListOffsets. By timestamp: first record with timestamp >= ts (nullopt if none).
     [[nodiscard]] std::optional<FoundRecord> offset_for_timestamp(std::int64_t timestamp) const;
@@ -146,6 +148,10 @@ public:
     // Called when the log start offset or recovery point moves (the owner
     // rewrites its checkpoint files).
     void set_checkpoint_hook(std::function<void()> hook) { checkpoint_hook_ = std::move(hook); }
+    // Called when a new segment starts at `base` (after the data before it is
+    // flushed if the log flushes on roll): the partition writes its producer
+    // state snapshot there, as Kafka does at every roll.
+    void set_roll_hook(std::function<void(std::int64_t base)> hook) { roll_hook_ = std::move(hook); }
 
 private:
     enum class State { open, closed, deleted };
@@ -179,7 +185,9 @@ private:
     std::int64_t unflushed_messages_ = 0;
     std::int64_t last_flush_ms_ = 0;
     State state_ = State::open;
+    bool opened_clean_ = false;
     std::function<void()> checkpoint_hook_;
+    std::function<void(std::int64_t)> roll_hook_;
     std::uint64_t segments_generation_ = 0;
     mutable std::chrono::steady_clock::time_point last_corruption_log_{};
 };

@@ -342,6 +342,22 @@ TEST_F(EmbeddedStoreTest, FileWithoutDynamicBrokerConfigsLoads) {
     EXPECT_THROW(open(), MetadataStoreError);
 }
 
+TEST_F(EmbeddedStoreTest, ProducerIdBlocksFollowEachOtherAcrossReopen) {
+    {
+        auto store = open(3);
+        auto first = run(store->allocate_producer_id_block());
+        ASSERT_TRUE(first.ok()) << first.message;
+        EXPECT_EQ(first.block, (ProducerIdBlock{3, 0, kProducerIdBlockSize}));
+        auto second = run(store->allocate_producer_id_block());
+        EXPECT_EQ(second.block, (ProducerIdBlock{3, 1000, kProducerIdBlockSize}));
+    }
+    // As ZooKeeper's /latest_producer_id_block holds it.
+    EXPECT_THAT(file_contents(), HasSubstr(R"("latest_producer_id_block":{"version":1,"broker":3,)"
+                                           R"("block_start":"1000","block_end":"1999"})"));
+    auto store = open(3);
+    EXPECT_EQ(run(store->allocate_producer_id_block()).block.first, 2000);
+}
+
 TEST_F(EmbeddedStoreTest, RefusesAnotherBrokersData) {
     open(0);
     try {

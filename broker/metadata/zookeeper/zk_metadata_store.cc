@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "broker/common/logging.h"
+#include "broker/metadata/producer_id_block.h"
 #include "broker/metadata/replica_assignment.h"
 #include "broker/metadata/snapshot_diff.h"
 #include "broker/metadata/topic_name.h"
@@ -597,6 +598,49 @@ Task<void> ZkMetadataStore::deregister() {
         return {};
     };
     co_await zk_call(operation);
+}
+
+Task<ProducerIdBlockResult> ZkMetadataStore::allocate_producer_id_block() {
+    const std::int32_t me = local_.id;
+    // Kafka's ZkProducerIdManager: read the latest block, write the next one
+    // conditioned on the znode's version, so two brokers never get the same.
+    auto operation = [me](ZkSession& s) -> ProducerIdBlockResult {
+        const std::string path(paths::kProducerIdBlock);
+        for (int attempt = 0; attempt < 10; ++attempt) {
+            auto node = s.get(path);
+            std::optional<ProducerIdBlock> latest;
+            if (node && !node->data.empty()) latest = decode_producer_id_block(node->data);
+            auto next = next_producer_id_block(latest, me);
+            if (!next) {
+                ProducerIdBlockResult exhausted;
+                exhausted.error = ErrorCode::unknown_server_error;
+                exhausted.message = "Have exhausted all producerIds.";
+                return exhausted;
+            }
+            const auto data = encode_producer_id_block(*next);
+            auto written = node ? s.set(path, data, node->version) : s.create(path, data);
+            if (written == zk::Result::ok) {
+                ProducerIdBlockResult result;
+                result.block = *next;
+                return result;
+            }
+        }
+        ProducerIdBlockResult contended;
+        contended.error = ErrorCode::unknown_server_error;
+        contended.message = "producer id block keeps changing in ZooKeeper";
+        return contended;
+    };
+    std::string failure;
+    try {
+        auto call = zk_->run(operation);
+        co_return co_await std::move(call);
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    ProducerIdBlockResult failed;
+    failed.error = ErrorCode::unknown_server_error;
+    failed.message = "ZooKeeper: " + failure;
+    co_return failed;
 }
 
 MetadataStore::ListenerId ZkMetadataStore::add_listener(ChangeListener listener) {

@@ -53,6 +53,7 @@ public:
     Task<Status> alter_broker_configs(std::optional<std::int32_t> broker_id, config::ConfigMap configs) override;
     Task<Status> alter_partition_isr(TopicPartition tp, std::int32_t leader_epoch,
                                      std::vector<std::int32_t> isr) override;
+    Task<ProducerIdBlockResult> allocate_producer_id_block() override;
 
     ListenerId add_listener(ChangeListener listener) override;
     void remove_listener(ListenerId id) override;

@@ -23,8 +23,9 @@ public:
         replicas_ =
             std::make_unique<ReplicaManager>(std::move(executor), *logs_, std::move(config_for_topic), broker_id);
     }
-    // A clean stop: flushed, checkpointed, marked clean.
+    // A clean stop: producer state snapshotted, flushed, checkpointed, marked clean.
     ~LocalReplicas() {
+        replicas_->write_producer_snapshots();
         replicas_.reset();
         logs_->shutdown();
     }

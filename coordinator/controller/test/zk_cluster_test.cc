@@ -141,6 +141,22 @@ TEST_F(ZkClusterTest, BrokersRegisterAndOneIsController) {
     EXPECT_TRUE(znode("/cluster/id"));
 }
 
+TEST_F(ZkClusterTest, ProducerIdBlocksAreSharedThroughTheZnodeAsKafkaWritesIt) {
+    auto n1 = node(1);
+    auto n2 = node(2);
+    auto a = n1->run(n1->store().allocate_producer_id_block());
+    ASSERT_TRUE(a.ok()) << a.message;
+    EXPECT_EQ(a.block, (metadata::ProducerIdBlock{1, 0, metadata::kProducerIdBlockSize}));
+    auto b = n2->run(n2->store().allocate_producer_id_block());
+    ASSERT_TRUE(b.ok()) << b.message;
+    EXPECT_EQ(b.block, (metadata::ProducerIdBlock{2, 1000, metadata::kProducerIdBlockSize}));
+    auto c = n1->run(n1->store().allocate_producer_id_block());
+    EXPECT_EQ(c.block.first, 2000);
+    auto latest = znode("/latest_producer_id_block");
+    ASSERT_TRUE(latest);
+    EXPECT_EQ(latest->data, R"({"version":1,"broker":1,"block_start":"2000","block_end":"2999"})");
+}
+
 TEST_F(ZkClusterTest, CreateTopicSpreadsReplicasAndLeaders) {
     auto n1 = node(1);
     auto n2 = node(2);

@@ -1,0 +1,88 @@
+// A Partition's idempotent producers across restarts (Kafka's
+// UnifiedLog.loadProducerState and its snapshots): rebuilt at start-up and
+// after truncation from the newest snapshot at or below the log end and the
+// log after it; snapshotted at each segment roll and at a clean shutdown.
+#include <algorithm>
+
+#include "broker/common/logging.h"
+#include "broker/partitions/partition.h"
+#include "broker/storage/partition_log.h"
+#include "broker/storage/producer_snapshot_file.h"
+#include "protocol/records/record_batch.h"
+
+namespace weir::partitions {
+
+void Partition::load_producer_state() {
+    producer_state_.clear();
+    const auto end = log_->log_end_offset();
+    std::int64_t from = log_->log_start_offset();
+    auto snapshots = storage::list_producer_snapshots(log_->dir());
+    while (!snapshots.empty()) {
+        const auto offset = snapshots.back();
+        snapshots.pop_back();
+        if (offset > end) {
+            storage::delete_producer_snapshot(log_->dir(), offset);
+            continue;
+        }
+        try {
+            producer_state_.load_snapshot(storage::read_producer_snapshot(log_->dir(), offset));
+            from = std::max(from, offset);
+            break;
+        } catch (const std::exception& e) {
+            logging::warn("{}: ignoring producer state snapshot {}: {}", tp_.to_string(), offset, e.what());
+            storage::delete_producer_snapshot(log_->dir(), offset);
+            producer_state_.clear();
+        }
+    }
+    replay_producer_state(from);
+}
+
+void Partition::replay_producer_state(std::int64_t from) {
+    const auto end = log_->log_end_offset();
+    storage::ReadOptions options;
+    options.max_bytes = std::size_t{1} << 20;
+    options.max_offset = end;
+    try {
+        for (auto offset = from; offset < end;) {
+            auto data = log_->read(offset, options);
+            if (data.error != ErrorCode::none || data.records.empty()) break;
+            std::vector<records::BatchHeader> headers;
+            auto next = offset;
+            for (auto batch : records::split_batches(data.records, true)) {
+                auto header = records::parse_batch_header(batch);
+                if (header.last_offset() < offset) continue;
+                headers.push_back(header);
+                next = header.last_offset() + 1;
+            }
+            producer_state_.apply(headers);
+            if (next <= offset) break;
+            offset = next;
+        }
+    } catch (const std::exception& e) {
+        logging::error("{}: rebuilding the producer state from the log failed: {}", tp_.to_string(), e.what());
+    }
+}
+
+void Partition::take_producer_snapshot(std::int64_t offset) {
+    // Kafka keeps one per segment; the newest few are all recovery reads.
+    constexpr std::size_t kSnapshotsKept = 3;
+    try {
+        storage::write_producer_snapshot(log_->dir(), offset, producer_state_.to_snapshot());
+        auto snapshots = storage::list_producer_snapshots(log_->dir());
+        for (std::size_t i = 0; i + kSnapshotsKept < snapshots.size(); ++i)
+            storage::delete_producer_snapshot(log_->dir(), snapshots[i]);
+    } catch (const std::exception& e) {
+        logging::error("{}: writing the producer state snapshot at {} failed: {}", tp_.to_string(), offset, e.what());
+    }
+}
+
+void Partition::write_producer_snapshot() {
+    if (!log_->is_open()) return;
+    take_producer_snapshot(log_->log_end_offset());
+}
+
+void Partition::remove_expired_producers(std::int64_t now_ms, std::int64_t expiration_ms) {
+    producer_state_.remove_expired(now_ms, expiration_ms);
+}
+
+}  // namespace weir::partitions
