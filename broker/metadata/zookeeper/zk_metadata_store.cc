@@ -250,6 +250,9 @@ void ZkMetadataStore::load_broker_config(ZkSession& s, std::optional<std::int32_
 }
 
 void ZkMetadataStore::on_event(ZkSession& s, const zk::WatchEvent& event) {
+    // An event queued before the constructor's first read of everything (a
+    // session event, say) has nothing to add to it.
+    if (!built_) return;
     try {
         handle_event(s, event);
     } catch (const zk::ZkError& e) {
