@@ -60,9 +60,8 @@ void Broker::start() {
     quotas.per_ip_overrides = net::parse_per_ip_overrides(config_.max_connections_per_ip_overrides);
     connection_quotas_ = std::make_shared<net::ConnectionQuotas>(io_.get_executor(), std::move(quotas));
     for (const auto& l : config_.listeners) {
-        auto listener =
-            std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l.host, l.port), l.name, *dispatcher_,
-                                            limits, request_memory_, connection_quotas_);
+        auto listener = std::make_unique<net::Listener>(io_.get_executor(), bind_endpoint(l.host, l.port), l.name,
+                                                        *dispatcher_, limits, request_memory_, connection_quotas_);
         listener->start();
         logging::info("listening on {} ({})", l.to_string(), listener->local_endpoint().address().to_string());
         listeners_.push_back(std::move(listener));
