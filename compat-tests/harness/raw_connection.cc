@@ -81,38 +81,34 @@ RawConnection::ReadStatus RawConnection::read_frame(std::vector<std::uint8_t>& f
     return read_exact(frame.data(), frame.size(), deadline);
 }
 
+ssize_t RawConnection::recv_before(Clock::time_point deadline, std::uint8_t* buf, std::size_t n) {
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) return kTimedOut;
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+        const ssize_t k = ::recv(fd_, buf, n, 0);
+        if (k >= 0 || (errno != EINTR && errno != EAGAIN)) return k;
+    }
+}
+
 bool RawConnection::wait_closed(std::chrono::milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;
     std::uint8_t buf[4096];
     while (true) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) return false;
-        pollfd p{fd_, POLLIN, 0};
-        const int r = ::poll(&p, 1, static_cast<int>(left));
-        if (r <= 0) continue;
-        const ssize_t k = ::recv(fd_, buf, sizeof buf, 0);
-        if (k == 0) return true;
-        if (k < 0 && errno != EINTR && errno != EAGAIN) return true;
+        const ssize_t k = recv_before(deadline, buf, sizeof buf);
+        if (k == kTimedOut) return false;
+        if (k <= 0) return true;  // closed or reset
     }
 }
 
 bool RawConnection::read_some(std::vector<std::uint8_t>& out, std::chrono::milliseconds timeout) {
     out.clear();
-    const auto deadline = Clock::now() + timeout;
     std::uint8_t buf[16384];
-    while (true) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) return false;
-        pollfd p{fd_, POLLIN, 0};
-        const int r = ::poll(&p, 1, static_cast<int>(left));
-        if (r <= 0) continue;
-        const ssize_t k = ::recv(fd_, buf, sizeof buf, 0);
-        if (k > 0) {
-            out.assign(buf, buf + k);
-            return true;
-        }
-        if (k == 0 || (errno != EINTR && errno != EAGAIN)) return false;
-    }
+    const ssize_t k = recv_before(Clock::now() + timeout, buf, sizeof buf);
+    if (k <= 0) return false;
+    out.assign(buf, buf + k);
+    return true;
 }
 
 std::vector<std::uint8_t> be32(std::int32_t v) {

@@ -1,5 +1,7 @@
 #pragma once
 // A plain TCP connection for sending hand-made (often malformed) Kafka frames.
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -32,6 +34,10 @@ public:
 private:
     // Fills buf completely; returns closed/timeout on failure.
     ReadStatus read_exact(std::uint8_t* buf, std::size_t n, std::chrono::steady_clock::time_point deadline);
+    // One recv() once readable before `deadline`: its result (0 closed, <0
+    // reset), or kTimedOut.
+    static constexpr ssize_t kTimedOut = -2;
+    ssize_t recv_before(std::chrono::steady_clock::time_point deadline, std::uint8_t* buf, std::size_t n);
     int fd_ = -1;
 };
 
