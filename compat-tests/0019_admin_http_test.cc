@@ -346,6 +346,82 @@ TEST(AdminHttp, InjectedFaultsReachLibrdkafkaAsKafkaErrorsWould) {
     EXPECT_TRUE(json::parse(http_get(port, "/v1/faults").body).as_array().empty());
 }
 
+TEST(AdminHttp, FaultsAimedAtOneClientIdOrEveryApi) {
+    BrokerProcess broker({.overrides = {{"weir.admin.faults.enable", "true"}}});
+    broker.start();
+    const auto port = broker.admin_port();
+    const std::string topic = "admin-client-faults";
+    Admin admin(broker.bootstrap());
+    ASSERT_EQ(admin.create_topic(topic, 1).err, RD_KAFKA_RESP_ERR_NO_ERROR);
+
+    ASSERT_EQ(http_request(port, "POST", "/v1/faults",
+                           R"({"api": "Produce", "client_id": "blocked-producer", "action": "error",
+                               "error": "TOPIC_AUTHORIZATION_FAILED"})")
+                  .status,
+              201);
+    auto blocked = produce_all(broker.bootstrap(), {{topic, 0, std::nullopt, "no", {}, 0}},
+                               {{"client.id", "blocked-producer"}});
+    ASSERT_EQ(blocked.size(), 1u);
+    EXPECT_EQ(blocked[0].err, RdKafka::ERR_TOPIC_AUTHORIZATION_FAILED) << err_name(blocked[0].err);
+    auto other = produce_all(broker.bootstrap(), {{topic, 0, std::nullopt, "yes", {}, 0}},
+                             {{"client.id", "another-producer"}});
+    EXPECT_EQ(other[0].err, RdKafka::ERR_NO_ERROR) << err_name(other[0].err);
+    EXPECT_EQ(http_request(port, "DELETE", "/v1/faults").status, 204);
+
+    // librdkafka's mock rtt: a delay for every request of every API.
+    auto added = http_request(port, "POST", "/v1/faults", R"({"action": "delay", "delay_ms": 50})");
+    ASSERT_EQ(added.status, 201) << added.raw;
+    EXPECT_EQ(json::parse(added.body).at("api"), nullptr);
+    auto slow = produce_all(broker.bootstrap(), {{topic, 0, std::nullopt, "slow", {}, 0}});
+    EXPECT_EQ(slow[0].err, RdKafka::ERR_NO_ERROR);
+    // ApiVersions, Metadata and Produce at least.
+    EXPECT_GE(json::parse(http_get(port, "/v1/faults").body).as_array()[0].at("fired").to_number<int>(), 3);
+}
+
+TEST(AdminHttp, BrokerDownDisconnectsAndRefusesClientsUntilItIsOver) {
+    BrokerProcess broker({.overrides = {{"weir.admin.faults.enable", "true"}}});
+    broker.start();
+    const auto port = broker.admin_port();
+    const std::string topic = "admin-broker-down";
+    Admin admin(broker.bootstrap());
+    ASSERT_EQ(admin.create_topic(topic, 1).err, RD_KAFKA_RESP_ERR_NO_ERROR);
+    produce_to(broker, topic, 0, 5, "before-");
+    Consumer consumer(broker.bootstrap(), {{"reconnect.backoff.max.ms", "500"}});
+    consumer.assign({{topic, 0, RdKafka::Topic::OFFSET_BEGINNING}});
+    ASSERT_EQ(consumer.consume(5, 20s).size(), 5u);
+
+    auto added = http_request(port, "POST", "/v1/faults", R"({"action": "broker_down", "duration_ms": 3000})");
+    ASSERT_EQ(added.status, 201) << added.raw;
+    EXPECT_EQ(json::parse(added.body).at("duration_ms"), 3000);
+    EXPECT_FALSE(port_accepts(broker.port()));  // refused, as by a broker that is gone
+    EXPECT_EQ(http_get(port, "/healthz").status, 200);  // the admin listener stays up to undo it
+    EXPECT_TRUE(consumer.consume(1, 1000ms).empty());
+
+    // A producer started during the outage delivers once the broker is back;
+    // the consumer connected before it reconnects and reads on.
+    auto during = produce_all(broker.bootstrap(), {{topic, 0, std::nullopt, "during", {}, 0}},
+                              {{"reconnect.backoff.max.ms", "500"}});
+    ASSERT_EQ(during.size(), 1u);
+    EXPECT_EQ(during[0].err, RdKafka::ERR_NO_ERROR) << err_name(during[0].err);
+    EXPECT_TRUE(port_accepts(broker.port()));
+    auto after = consumer.consume(1, 20s);
+    ASSERT_EQ(after.size(), 1u);
+    EXPECT_EQ(after[0].offset, 5);
+    auto listed = json::parse(http_get(port, "/v1/faults").body).as_array();
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].at("action"), "broker_down");
+    EXPECT_EQ(listed[0].at("active"), false);
+
+    // Without a duration it lasts until deleted.
+    auto forever = http_request(port, "POST", "/v1/faults", R"({"action": "broker_down"})");
+    ASSERT_EQ(forever.status, 201);
+    EXPECT_FALSE(port_accepts(broker.port()));
+    const auto id = json::parse(forever.body).at("id").to_number<std::uint64_t>();
+    EXPECT_EQ(http_request(port, "DELETE", "/v1/faults/" + std::to_string(id)).status, 204);
+    EXPECT_TRUE(port_accepts(broker.port()));
+    produce_to(broker, topic, 0, 1, "back-");
+}
+
 TEST(AdminHttp, FaultInjectionIsOffByDefaultAndTheListenerCanBeTurnedOff) {
     BrokerProcess broker;
     broker.start();

@@ -44,17 +44,30 @@ std::variant<faults::FaultSpec, std::string> parse_fault(std::string_view body) 
     if (!parsed.is_object()) return std::string("expected a JSON object");
     const auto& o = parsed.as_object();
     for (const auto& [key, value] : o) {
-        static constexpr std::string_view known[] = {"api",   "topic",    "partition", "action",
-                                                     "error", "delay_ms", "count"};
+        static constexpr std::string_view known[] = {"api",   "topic",    "partition", "client_id",  "action",
+                                                     "error", "delay_ms", "count",     "duration_ms"};
         if (std::find(std::begin(known), std::end(known), std::string_view(key)) == std::end(known))
             return "unknown field " + std::string(key);
     }
     faults::FaultSpec spec;
-    const auto* api = o.if_contains("api");
-    if (!api) return std::string("api is required");
-    auto key = api_key_of(*api);
-    if (!key) return "api " + json::serialize(*api) + " is not a Kafka API this broker serves";
-    spec.api_key = *key;
+    const auto* action = o.if_contains("action");
+    if (!action || !action->is_string())
+        return std::string("action is required: error, delay, disconnect, drop or broker_down");
+    auto a = faults::action_from_name(std::string_view(action->as_string()));
+    if (!a) return std::string("action must be error, delay, disconnect, drop or broker_down");
+    spec.action = *a;
+    if (spec.action == faults::FaultAction::broker_down) {
+        // The listeners go down as a whole: nothing to aim at.
+        for (std::string_view aimed : {"api", "topic", "partition", "client_id", "count"})
+            if (o.contains(aimed)) return "broker_down takes no " + std::string(aimed) + " (only duration_ms)";
+    } else if (o.contains("duration_ms")) {
+        return std::string("duration_ms is only for action broker_down");
+    }
+    if (const auto* api = o.if_contains("api")) {
+        auto key = api_key_of(*api);
+        if (!key) return "api " + json::serialize(*api) + " is not a Kafka API this broker serves";
+        spec.api_key = *key;
+    }
     if (const auto* t = o.if_contains("topic")) {
         if (!t->is_string() || t->as_string().empty()) return std::string("topic must be a non-empty string");
         spec.topic = std::string(t->as_string());
@@ -65,11 +78,10 @@ std::variant<faults::FaultSpec, std::string> parse_fault(std::string_view body) 
             return std::string("partition must be a non-negative integer");
         spec.partition = static_cast<std::int32_t>(p->as_int64());
     }
-    const auto* action = o.if_contains("action");
-    if (!action || !action->is_string()) return std::string("action is required: error, delay, disconnect or drop");
-    auto a = faults::action_from_name(std::string_view(action->as_string()));
-    if (!a) return std::string("action must be error, delay, disconnect or drop");
-    spec.action = *a;
+    if (const auto* c = o.if_contains("client_id")) {
+        if (!c->is_string()) return std::string("client_id must be a string");
+        spec.client_id = std::string(c->as_string());
+    }
     if (spec.action == faults::FaultAction::error) {
         const auto* e = o.if_contains("error");
         auto code = e ? error_of(*e) : std::nullopt;
@@ -87,6 +99,11 @@ std::variant<faults::FaultSpec, std::string> parse_fault(std::string_view body) 
     } else if (o.contains("delay_ms")) {
         return std::string("delay_ms is only for action delay");
     }
+    if (const auto* d = o.if_contains("duration_ms")) {
+        if (!d->is_int64() || d->as_int64() < 1 || d->as_int64() > 86'400'000)
+            return std::string("duration_ms must be between 1 and 86400000");
+        spec.duration = std::chrono::milliseconds(d->as_int64());
+    }
     if (const auto* c = o.if_contains("count")) {
         if (!c->is_int64() || c->as_int64() < 1) return std::string("count must be a positive integer");
         spec.count = static_cast<std::uint64_t>(c->as_int64());
@@ -97,12 +114,16 @@ std::variant<faults::FaultSpec, std::string> parse_fault(std::string_view body) 
 json::value fault_json(const faults::Fault& f) {
     json::object out;
     out["id"] = f.id;
-    out["api"] = msg::api_name(static_cast<msg::ApiKey>(f.spec.api_key));
+    out["api"] = f.spec.api_key ? json::value(msg::api_name(static_cast<msg::ApiKey>(*f.spec.api_key)))
+                                : json::value(nullptr);
     out["topic"] = f.spec.topic ? json::value(*f.spec.topic) : json::value(nullptr);
     out["partition"] = f.spec.partition ? json::value(*f.spec.partition) : json::value(nullptr);
+    out["client_id"] = f.spec.client_id ? json::value(*f.spec.client_id) : json::value(nullptr);
     out["action"] = faults::action_name(f.spec.action);
     if (f.spec.action == faults::FaultAction::error) out["error"] = error_name(f.spec.error);
     if (f.spec.action == faults::FaultAction::delay) out["delay_ms"] = f.spec.delay.count();
+    if (f.spec.action == faults::FaultAction::broker_down)
+        out["duration_ms"] = f.spec.duration ? json::value(f.spec.duration->count()) : json::value(nullptr);
     out["count"] = f.spec.count ? json::value(*f.spec.count) : json::value(nullptr);
     out["fired"] = f.fired;
     out["active"] = !f.exhausted();

@@ -41,7 +41,7 @@ asio::awaitable<std::optional<wire::Bytes>> serve(handlers::BrokerContext& broke
             const auto names = [&](std::string_view topic, std::optional<std::int32_t> partition) {
                 return fault::names_partition(request, broker, topic, partition);
             };
-            fault = faults->take(Request::api_key, names);
+            fault = faults->take(Request::api_key, ctx.header.client_id, names);
         }
         const auto action = fault ? std::optional(fault->spec.action) : std::nullopt;
         if (action == faults::FaultAction::disconnect) throw net::CloseConnection("injected fault: disconnect");

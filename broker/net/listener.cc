@@ -15,19 +15,46 @@ Listener::Listener(asio::any_io_executor executor, const asio::ip::tcp::endpoint
                    RequestHandler& handler, ConnectionLimits limits, std::shared_ptr<MemoryBudget> budget,
                    std::shared_ptr<ConnectionQuotas> quotas)
     : acceptor_(executor),
+      endpoint_(endpoint),
       name_(std::move(name)),
       handler_(handler),
       limits_(limits),
       budget_(std::move(budget)),
       quotas_(std::move(quotas)),
       backoff_(executor) {
-    acceptor_.open(endpoint.protocol());
+    bind_and_listen();
+    endpoint_ = acceptor_.local_endpoint();
+}
+
+void Listener::bind_and_listen() {
+    acceptor_.open(endpoint_.protocol());
     acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
-    acceptor_.bind(endpoint);
+    acceptor_.bind(endpoint_);
     acceptor_.listen(asio::socket_base::max_listen_connections);
 }
 
-void Listener::start() { asio::co_spawn(acceptor_.get_executor(), accept_loop(), asio::detached); }
+void Listener::start() { asio::co_spawn(acceptor_.get_executor(), accept_loop(generation_), asio::detached); }
+
+void Listener::pause() {
+    ++generation_;
+    stop();
+    close_all();
+}
+
+bool Listener::resume() {
+    if (acceptor_.is_open()) return true;
+    try {
+        bind_and_listen();
+    } catch (const boost::system::system_error& e) {
+        boost::system::error_code ignored;
+        acceptor_.close(ignored);
+        logging::error("listener {}: cannot bind {} again: {}", name_, endpoint_.port(), e.what());
+        return false;
+    }
+    ++generation_;
+    start();
+    return true;
+}
 
 void Listener::stop() {
     boost::system::error_code ec;
@@ -48,15 +75,17 @@ std::size_t Listener::open_connections() const {
     return n;
 }
 
-asio::awaitable<void> Listener::accept_loop() {
+asio::awaitable<void> Listener::accept_loop(std::uint64_t generation) {
     constexpr auto warning_interval = std::chrono::seconds(10);
-    while (acceptor_.is_open()) {
+    const auto current = [&] { return generation == generation_ && acceptor_.is_open(); };
+    while (current()) {
         // max.connections: leave new connections in the backlog until one closes.
         if (quotas_) co_await quotas_->wait_for_slot();
+        if (!current()) co_return;
         boost::system::error_code ec;
         auto socket = co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+        if (!current()) co_return;  // paused meanwhile: the socket closes with it
         if (ec) {
-            if (!acceptor_.is_open()) co_return;
             co_await back_off(ec);
             continue;
         }

@@ -41,8 +41,10 @@ void Broker::start() {
     groups_ = group_factory_(core_->context());
     core_->context().group_service = groups_.get();
     faults_enabled_ = config::as_bool(config_.static_value("weir.admin.faults.enable"));
-    if (faults_enabled_)
+    if (faults_enabled_) {
         logging::warn("fault injection is on (weir.admin.faults.enable): /v1/faults can break requests");
+        faults_.on_change([this] { apply_broker_down(); });
+    }
     dispatcher_ =
         std::make_unique<dispatch::Dispatcher>(core_->context(), metrics_, faults_enabled_ ? &faults_ : nullptr);
     metadata_metrics_ = std::make_unique<admin::MetadataMetrics>(core_->metadata(), metrics_, config_.broker_id);
@@ -91,6 +93,28 @@ void Broker::start_admin(const config::AdminListener& where) {
     const auto address =
         bound.address().is_v6() ? "[" + bound.address().to_string() + "]" : bound.address().to_string();
     logging::info("admin listener on http://{}:{}", address, bound.port());
+}
+
+void Broker::apply_broker_down() {
+    if (stopped_) return;
+    const bool down = faults_.broker_down(std::chrono::steady_clock::now());
+    if (down != listeners_down_) {
+        listeners_down_ = down;
+        if (down) {
+            for (auto& l : listeners_) l->pause();
+            logging::warn("injected fault: Kafka listeners down (connections closed, new ones refused)");
+        } else {
+            for (auto& l : listeners_) l->resume();
+            logging::warn("injected fault over: Kafka listeners up again");
+        }
+    }
+    broker_up_timer_.cancel();
+    if (auto up = faults_.next_broker_up()) {
+        broker_up_timer_.expires_at(*up);
+        broker_up_timer_.async_wait([this](boost::system::error_code ec) {
+            if (!ec) apply_broker_down();
+        });
+    }
 }
 
 void Broker::schedule_periodic() {
@@ -206,6 +230,7 @@ void Broker::finish_stop() {
     if (controller_) controller_->stop();
     periodic_.cancel();
     cleaner_timer_.cancel();
+    broker_up_timer_.cancel();
     // Give in-flight requests (now woken) a moment to be answered, then close.
     auto grace = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(200));
     grace->async_wait([this, grace](boost::system::error_code) {

@@ -53,6 +53,8 @@ private:
     void start_admin(const config::AdminListener& where);
     boost::asio::awaitable<void> hand_over_leadership(metadata::ZkMetadataStore& zk);
     void finish_stop();
+    // Takes the Kafka listeners down or up as broker_down faults say.
+    void apply_broker_down();
     void schedule_periodic();
     bool retention_due();
     // producer.id.expiration.check.interval.ms has passed since the last check.
@@ -80,6 +82,8 @@ private:
     std::unique_ptr<admin::AdminServer> admin_;
     boost::asio::steady_timer periodic_{io_};
     boost::asio::steady_timer cleaner_timer_{io_};
+    boost::asio::steady_timer broker_up_timer_{io_};
+    bool listeners_down_ = false;
     std::chrono::steady_clock::time_point last_retention_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_producer_expiration_ = std::chrono::steady_clock::now();
     bool stopped_ = false;

@@ -40,10 +40,28 @@ TEST(ParseFaultTest, ApiAndErrorByCodeDelayAndDefaults) {
     EXPECT_EQ(drop.action, faults::FaultAction::drop);
 }
 
+TEST(ParseFaultTest, EveryApiOneClientAndBrokerDown) {
+    // librdkafka's mock rtt: every request of every API delayed.
+    auto rtt = std::get<faults::FaultSpec>(parse_fault(R"({"action": "delay", "delay_ms": 40})"));
+    EXPECT_FALSE(rtt.api_key.has_value());
+    auto one = std::get<faults::FaultSpec>(parse_fault(R"({"action": "disconnect", "client_id": "rdkafka"})"));
+    EXPECT_EQ(one.client_id, "rdkafka");
+    auto down = std::get<faults::FaultSpec>(parse_fault(R"({"action": "broker_down", "duration_ms": 3000})"));
+    EXPECT_EQ(down.action, faults::FaultAction::broker_down);
+    EXPECT_EQ(down.duration, std::chrono::milliseconds(3000));
+    auto forever = std::get<faults::FaultSpec>(parse_fault(R"({"action": "broker_down"})"));
+    EXPECT_FALSE(forever.duration.has_value());
+}
+
 TEST(ParseFaultTest, RefusalsSayWhy) {
     EXPECT_THAT(refusal(R"({"api": "Produce", )"), HasSubstr("malformed JSON"));
     EXPECT_THAT(refusal("[1, 2]"), HasSubstr("JSON object"));
-    EXPECT_THAT(refusal(R"({"action": "drop"})"), HasSubstr("api is required"));
+    EXPECT_THAT(refusal(R"({"api": "Produce"})"), HasSubstr("action is required"));
+    EXPECT_THAT(refusal(R"({"action": "broker_down", "api": "Produce"})"), HasSubstr("broker_down takes no api"));
+    EXPECT_THAT(refusal(R"({"action": "broker_down", "count": 1})"), HasSubstr("broker_down takes no count"));
+    EXPECT_THAT(refusal(R"({"action": "broker_down", "duration_ms": 0})"), HasSubstr("duration_ms must be"));
+    EXPECT_THAT(refusal(R"({"action": "drop", "duration_ms": 10})"), HasSubstr("only for action broker_down"));
+    EXPECT_THAT(refusal(R"({"action": "drop", "client_id": 7})"), HasSubstr("client_id must be a string"));
     EXPECT_THAT(refusal(R"({"api": "NoSuchApi", "action": "drop"})"), HasSubstr("not a Kafka API"));
     EXPECT_THAT(refusal(R"({"api": "Produce", "action": "explode"})"), HasSubstr("action must be"));
     EXPECT_THAT(refusal(R"({"api": "Produce", "action": "error"})"), HasSubstr("needs an error"));
