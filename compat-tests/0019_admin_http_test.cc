@@ -359,12 +359,12 @@ TEST(AdminHttp, FaultsAimedAtOneClientIdOrEveryApi) {
                                "error": "TOPIC_AUTHORIZATION_FAILED"})")
                   .status,
               201);
-    auto blocked = produce_all(broker.bootstrap(), {{topic, 0, std::nullopt, "no", {}, 0}},
-                               {{"client.id", "blocked-producer"}});
+    auto blocked =
+        produce_all(broker.bootstrap(), {{topic, 0, std::nullopt, "no", {}, 0}}, {{"client.id", "blocked-producer"}});
     ASSERT_EQ(blocked.size(), 1u);
     EXPECT_EQ(blocked[0].err, RdKafka::ERR_TOPIC_AUTHORIZATION_FAILED) << err_name(blocked[0].err);
-    auto other = produce_all(broker.bootstrap(), {{topic, 0, std::nullopt, "yes", {}, 0}},
-                             {{"client.id", "another-producer"}});
+    auto other =
+        produce_all(broker.bootstrap(), {{topic, 0, std::nullopt, "yes", {}, 0}}, {{"client.id", "another-producer"}});
     EXPECT_EQ(other[0].err, RdKafka::ERR_NO_ERROR) << err_name(other[0].err);
     EXPECT_EQ(http_request(port, "DELETE", "/v1/faults").status, 204);
 
@@ -393,7 +393,7 @@ TEST(AdminHttp, BrokerDownDisconnectsAndRefusesClientsUntilItIsOver) {
     auto added = http_request(port, "POST", "/v1/faults", R"({"action": "broker_down", "duration_ms": 3000})");
     ASSERT_EQ(added.status, 201) << added.raw;
     EXPECT_EQ(json::parse(added.body).at("duration_ms"), 3000);
-    EXPECT_FALSE(port_accepts(broker.port()));  // refused, as by a broker that is gone
+    EXPECT_FALSE(port_accepts(broker.port()));          // refused, as by a broker that is gone
     EXPECT_EQ(http_get(port, "/healthz").status, 200);  // the admin listener stays up to undo it
     EXPECT_TRUE(consumer.consume(1, 1000ms).empty());
 

@@ -114,8 +114,8 @@ std::variant<faults::FaultSpec, std::string> parse_fault(std::string_view body) 
 json::value fault_json(const faults::Fault& f) {
     json::object out;
     out["id"] = f.id;
-    out["api"] = f.spec.api_key ? json::value(msg::api_name(static_cast<msg::ApiKey>(*f.spec.api_key)))
-                                : json::value(nullptr);
+    out["api"] =
+        f.spec.api_key ? json::value(msg::api_name(static_cast<msg::ApiKey>(*f.spec.api_key))) : json::value(nullptr);
     out["topic"] = f.spec.topic ? json::value(*f.spec.topic) : json::value(nullptr);
     out["partition"] = f.spec.partition ? json::value(*f.spec.partition) : json::value(nullptr);
     out["client_id"] = f.spec.client_id ? json::value(*f.spec.client_id) : json::value(nullptr);
