@@ -90,10 +90,11 @@ An index's trailing run of zero entries is the preallocated space of an active s
 (or of one left by an unclean shutdown, which the broker rebuilds); it is noted, not checked.
 
 Options:
-  --verify            Print only the problems found and one summary line per file
-                      ("FILE: 12 batches, offsets 0-47, ok" or "..., 2 problems"). Also checks
-                      each batch's CRC; with --deep-iteration also decodes every record.
-                      Exit code 0 if every file is consistent, 1 otherwise.
+  --verify            Print only the problems found (CRC mismatches, a torn or corrupt tail,
+                      index entries that disagree with the log) and one summary line per file:
+                      "FILE: 12 batches, offsets 0-47, ok" or "..., 2 problems". With
+                      --deep-iteration every record is decoded too. Problems are prefixed
+                      with "FILE: ". Exit code 0 if every file is consistent, 1 otherwise.
   --deep-iteration    Decode the records of every batch (decompressing) and print them.
   --print-data-log    As --deep-iteration, and print each record's key and payload.
   --files F1,F2,...   Files to dump (as Kafka's tool); files may also be given as arguments.
