@@ -68,6 +68,22 @@ TEST(LogFileDump, PrintDataLogShowsRecordsOfCompressedAndControlBatches) {
     EXPECT_FALSE(deep.has("payload:"));
 }
 
+TEST(LogFileDump, ControlBytesAreEscapedAndNullsLeftOut) {
+    TempDir dir;
+    storage::Segment segment(dir.path(), 0, storage::SegmentOptions{}, 0);
+    records::Record with_newline;
+    with_newline.value = bytes_of("a\nb\x7f");
+    records::Record tombstone;
+    tombstone.offset_delta = 1;
+    tombstone.key = bytes_of("gone");
+    const std::vector<records::Record> recs{with_newline, tombstone};
+    segment.append(records::build_batch({}, recs));
+    segment.close();
+    const auto r = run({"--print-data-log", (dir.path() / "00000000000000000000.log").string()});
+    EXPECT_TRUE(r.has("keySize: -1 valueSize: 4 sequence: -1 headerKeys: [] payload: a\\x0ab\\x7f\n")) << r.out;
+    EXPECT_TRUE(r.has("keySize: 4 valueSize: -1 sequence: -1 headerKeys: [] key: gone\n")) << r.out;
+}
+
 TEST(LogFileDump, CorruptByteFailsTheCrcAndVerify) {
     TempDir dir;
     const auto w = write_segment(dir.path());
