@@ -21,6 +21,12 @@ File File::open(const std::filesystem::path& path, bool create) {
     return File(fd, path);
 }
 
+File File::open_read_only(const std::filesystem::path& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw_errno("open " + path.string(), errno);
+    return File(fd, path);
+}
+
 File::File(File&& other) noexcept : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
 
 File& File::operator=(File&& other) noexcept {

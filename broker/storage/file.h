@@ -13,6 +13,8 @@ public:
     File() = default;
     // Opens read-write, creating the file if `create` is set.
     static File open(const std::filesystem::path& path, bool create);
+    // For tools that inspect a log they must not change (or may not write).
+    static File open_read_only(const std::filesystem::path& path);
 
     File(File&& other) noexcept;
     File& operator=(File&& other) noexcept;
