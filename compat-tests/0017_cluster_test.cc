@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <boost/json/parse.hpp>
 #include <chrono>
 #include <map>
 #include <set>
@@ -15,6 +16,7 @@
 #include "coordinator/store/partitioner.h"
 #include "harness/admin.h"
 #include "harness/broker_process.h"
+#include "harness/http_client.h"
 #include "harness/kafka_client.h"
 #include "harness/wait.h"
 
@@ -70,7 +72,8 @@ protected:
             o.overrides = {{"broker.id", std::to_string(id)},         {"zookeeper.connect", connect},
                            {"zookeeper.session.timeout.ms", "4000"},  {"default.replication.factor", "3"},
                            {"offsets.topic.replication.factor", "3"}, {"min.insync.replicas", "2"},
-                           {"replica.lag.time.max.ms", "4000"},       {"num.partitions", "3"}};
+                           {"replica.lag.time.max.ms", "4000"},       {"num.partitions", "3"},
+                           {"weir.admin.faults.enable", "true"}};
             o.ready_timeout = 30s;
             brokers_.push_back(std::make_unique<BrokerProcess>(o));
         }
@@ -141,6 +144,51 @@ TEST_F(ClusterTest, ReplicatesAndConsumersSeeCommittedMessages) {
     broker(leader).kill();
     auto after = consume_all(any_but(leader).bootstrap(), {{"r", 0}}, 200, 30s);
     EXPECT_EQ(after.size(), 200U);
+}
+
+TEST_F(ClusterTest, LeaderChangeFaultMovesLeadershipWhileAProducerKeepsWriting) {
+    Admin admin(bootstrap_all());
+    ASSERT_EQ(admin.create_topic("lc", 1, 3).err, RdKafka::ERR_NO_ERROR);
+    ASSERT_TRUE(wait_until([&] { return full_isr(broker(1).bootstrap(), "lc", 1); }, 20s));
+    const auto first = describe(broker(1).bootstrap(), "lc").at(0).leader;
+    ASSERT_GE(first, 1);
+
+    Producer producer(bootstrap_all(), {{"acks", "all"}, {"retry.backoff.ms", "50"}});
+    for (int i = 0; i < 100; ++i) producer.send({"lc", 0, std::nullopt, std::to_string(i)});
+    ASSERT_TRUE(producer.flush(30s));
+
+    // librdkafka's mock rd_kafka_mock_partition_set_leader, over HTTP to any broker.
+    auto moved = http_request(any_but(first).admin_port(), "POST", "/v1/faults",
+                              R"({"action": "leader_change", "topic": "lc", "partition": 0})");
+    ASSERT_EQ(moved.status, 201) << moved.raw;
+    const auto second = boost::json::parse(moved.body).at("leader").to_number<std::int32_t>();
+    EXPECT_NE(second, first);
+    for (int id = 1; id <= 3; ++id)
+        EXPECT_TRUE(wait_until([&] { return describe(broker(id).bootstrap(), "lc").at(0).leader == second; }, 10s))
+            << "broker " << id << " does not see the new leader";
+
+    // The producer that knew the old leader is told NOT_LEADER_OR_FOLLOWER,
+    // follows, and stores everything once and in order.
+    for (int i = 100; i < 200; ++i) producer.send({"lc", 0, std::nullopt, std::to_string(i)});
+    ASSERT_TRUE(producer.flush(30s));
+    for (const auto& d : producer.deliveries()) EXPECT_EQ(d.err, RdKafka::ERR_NO_ERROR) << err_name(d.err);
+    auto consumed = consume_all(bootstrap_all(), {{"lc", 0}}, 200, 30s);
+    ASSERT_EQ(consumed.size(), 200U);
+    for (int i = 0; i < 200; ++i) EXPECT_EQ(consumed[static_cast<std::size_t>(i)].value, std::to_string(i));
+
+    // Back to a named broker; a broker that is no in-sync replica is refused.
+    auto back = http_request(
+        broker(second).admin_port(), "POST", "/v1/faults",
+        R"({"action": "leader_change", "topic": "lc", "partition": 0, "leader": )" + std::to_string(first) + "}");
+    ASSERT_EQ(back.status, 201) << back.raw;
+    EXPECT_TRUE(wait_until([&] { return describe(broker(1).bootstrap(), "lc").at(0).leader == first; }, 10s));
+    auto refused = http_request(broker(1).admin_port(), "POST", "/v1/faults",
+                                R"({"action": "leader_change", "topic": "lc", "partition": 0, "leader": 7})");
+    EXPECT_EQ(refused.status, 409) << refused.raw;
+    EXPECT_EQ(http_request(broker(1).admin_port(), "POST", "/v1/faults",
+                           R"({"action": "leader_change", "topic": "nope", "partition": 0})")
+                  .status,
+              404);
 }
 
 TEST_F(ClusterTest, AcknowledgedMessagesSurviveTheLeadersKill) {

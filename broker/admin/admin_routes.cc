@@ -33,6 +33,21 @@ HttpResponse group_error(const GroupState& g) {
 
 HttpResponse faults_off() { return error_response(404, "fault injection is off (weir.admin.faults.enable=false)"); }
 
+// leader_change acts at once through the metadata store and is recorded as a
+// fault that already fired, so it shows in the list and the console.
+Task change_leader(const AdminContext* c, faults::FaultSpec spec) {
+    TopicPartition tp{*spec.topic, *spec.partition};
+    auto moving = c->broker.metadata.move_leader(tp, spec.leader);
+    metadata::Status moved = co_await std::move(moving);
+    if (!moved.ok())
+        co_return error_response(moved.error == ErrorCode::unknown_topic_or_partition ? 404 : 409, moved.message);
+    if (auto t = c->broker.metadata.topic(tp.topic);
+        t && tp.partition < static_cast<std::int32_t>(t->partitions.size()))
+        spec.leader = t->partitions[static_cast<std::size_t>(tp.partition)].leader;
+    c->faults->add(std::move(spec));
+    co_return json_response(201, fault_json(c->faults->faults().back()));
+}
+
 void add_fault_routes(Router& r, const AdminContext* c) {
     r.add("GET", "/v1/faults", [c](const HttpRequest&, const PathParams&) -> Task {
         if (!c->faults) co_return faults_off();
@@ -42,7 +57,12 @@ void add_fault_routes(Router& r, const AdminContext* c) {
         if (!c->faults) co_return faults_off();
         auto parsed = parse_fault(request.body);
         if (auto* message = std::get_if<std::string>(&parsed)) co_return error_response(400, *message);
-        const auto id = c->faults->add(std::get<faults::FaultSpec>(std::move(parsed)));
+        auto& spec = std::get<faults::FaultSpec>(parsed);
+        if (spec.action == faults::FaultAction::leader_change) {
+            auto changed = change_leader(c, std::move(spec));
+            co_return co_await std::move(changed);
+        }
+        const auto id = c->faults->add(std::move(spec));
         for (const auto& f : c->faults->faults())
             if (f.id == id) co_return json_response(201, fault_json(f));
         co_return error_response(500, "fault vanished");

@@ -44,17 +44,17 @@ std::variant<faults::FaultSpec, std::string> parse_fault(std::string_view body) 
     if (!parsed.is_object()) return std::string("expected a JSON object");
     const auto& o = parsed.as_object();
     for (const auto& [key, value] : o) {
-        static constexpr std::string_view known[] = {"api",   "topic",    "partition", "client_id",  "action",
-                                                     "error", "delay_ms", "count",     "duration_ms"};
+        static constexpr std::string_view known[] = {"api",   "topic",    "partition", "client_id",   "action",
+                                                     "error", "delay_ms", "count",     "duration_ms", "leader"};
         if (std::find(std::begin(known), std::end(known), std::string_view(key)) == std::end(known))
             return "unknown field " + std::string(key);
     }
     faults::FaultSpec spec;
     const auto* action = o.if_contains("action");
     if (!action || !action->is_string())
-        return std::string("action is required: error, delay, disconnect, drop or broker_down");
+        return std::string("action is required: error, delay, disconnect, drop, broker_down or leader_change");
     auto a = faults::action_from_name(std::string_view(action->as_string()));
-    if (!a) return std::string("action must be error, delay, disconnect, drop or broker_down");
+    if (!a) return std::string("action must be error, delay, disconnect, drop, broker_down or leader_change");
     spec.action = *a;
     if (spec.action == faults::FaultAction::broker_down) {
         // The listeners go down as a whole: nothing to aim at.
@@ -62,6 +62,19 @@ std::variant<faults::FaultSpec, std::string> parse_fault(std::string_view body) 
             if (o.contains(aimed)) return "broker_down takes no " + std::string(aimed) + " (only duration_ms)";
     } else if (o.contains("duration_ms")) {
         return std::string("duration_ms is only for action broker_down");
+    }
+    if (spec.action == faults::FaultAction::leader_change) {
+        for (std::string_view aimed : {"api", "client_id", "count"})
+            if (o.contains(aimed)) return "leader_change takes no " + std::string(aimed);
+        if (!o.contains("topic") || !o.contains("partition"))
+            return std::string("leader_change needs a topic and a partition");
+        if (const auto* l = o.if_contains("leader")) {
+            if (!l->is_int64() || l->as_int64() < 0 || l->as_int64() > INT32_MAX)
+                return std::string("leader must be a broker id");
+            spec.leader = static_cast<std::int32_t>(l->as_int64());
+        }
+    } else if (o.contains("leader")) {
+        return std::string("leader is only for action leader_change");
     }
     if (const auto* api = o.if_contains("api")) {
         auto key = api_key_of(*api);
@@ -122,6 +135,8 @@ json::value fault_json(const faults::Fault& f) {
     out["action"] = faults::action_name(f.spec.action);
     if (f.spec.action == faults::FaultAction::error) out["error"] = error_name(f.spec.error);
     if (f.spec.action == faults::FaultAction::delay) out["delay_ms"] = f.spec.delay.count();
+    if (f.spec.action == faults::FaultAction::leader_change)
+        out["leader"] = f.spec.leader ? json::value(*f.spec.leader) : json::value(nullptr);
     if (f.spec.action == faults::FaultAction::broker_down)
         out["duration_ms"] = f.spec.duration ? json::value(f.spec.duration->count()) : json::value(nullptr);
     out["count"] = f.spec.count ? json::value(*f.spec.count) : json::value(nullptr);

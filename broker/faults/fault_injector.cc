@@ -5,9 +5,11 @@
 namespace weir::faults {
 
 namespace {
-constexpr std::string_view kActionNames[] = {"error", "delay", "disconnect", "drop", "broker_down"};
+constexpr std::string_view kActionNames[] = {"error", "delay", "disconnect", "drop", "broker_down", "leader_change"};
 
-bool aimed_at_requests(const Fault& f) { return f.spec.action != FaultAction::broker_down && !f.exhausted(); }
+bool aimed_at_requests(const Fault& f) {
+    return f.spec.action != FaultAction::broker_down && f.spec.action != FaultAction::leader_change && !f.exhausted();
+}
 }  // namespace
 
 std::string_view action_name(FaultAction a) { return kActionNames[static_cast<std::size_t>(a)]; }
@@ -23,6 +25,10 @@ std::uint64_t FaultInjector::add(FaultSpec spec, Clock::time_point now) {
     if (f.spec.action == FaultAction::broker_down) {
         f.fired = 1;  // it acts at once
         if (f.spec.duration) f.until = now + *f.spec.duration;
+    }
+    if (f.spec.action == FaultAction::leader_change) {
+        f.fired = 1;  // done before it is recorded
+        f.ended = true;
     }
     if (aimed_at_requests(f)) ++armed_;
     faults_.push_back(std::move(f));

@@ -4,7 +4,8 @@
 // optionally one client id, one topic and partition) and what happens to them
 // (an error code in the answer, a delay, a closed connection, no answer at
 // all), for a number of requests or until removed; or the broker's Kafka
-// listeners going down for a while (librdkafka's mock broker down/up). The
+// listeners going down for a while (librdkafka's mock broker down/up), or a
+// record of a partition leadership moved on demand (leader_change). The
 // dispatcher asks before each request and the Broker applies broker_down; no
 // I/O here. Owned by the Broker, on the I/O thread.
 #include <chrono>
@@ -19,7 +20,7 @@
 
 namespace weir::faults {
 
-enum class FaultAction : std::uint8_t { error, delay, disconnect, drop, broker_down };
+enum class FaultAction : std::uint8_t { error, delay, disconnect, drop, broker_down, leader_change };
 
 std::string_view action_name(FaultAction a);
 std::optional<FaultAction> action_from_name(std::string_view name);
@@ -35,6 +36,9 @@ struct FaultSpec {
     std::optional<std::uint64_t> count;  // requests to hit; nullopt: until removed
     // broker_down: how long the listeners stay down; nullopt: until removed.
     std::optional<std::chrono::milliseconds> duration;
+    // leader_change (done by the admin API through the metadata store, kept
+    // here as a record): the broker asked for, then the one that leads.
+    std::optional<std::int32_t> leader;
 };
 
 struct Fault {

@@ -80,6 +80,18 @@ public:
                                       std::to_string(leader_epoch) + ", " + std::to_string(isr.size()) + " replicas)");
     }
 
+    // Moves a partition's leadership to another in-sync replica on demand
+    // (the admin API's leader_change fault, as librdkafka's mock
+    // rd_kafka_mock_partition_set_leader): to `to`, or else to the live ISR
+    // member after the current leader; same ISR, next leader epoch, as an
+    // election would. Completes once this broker's snapshot shows it. A
+    // single node has no other replica and refuses.
+    virtual Task<Status> move_leader(TopicPartition tp, std::optional<std::int32_t> to) {
+        co_return Status::failure(ErrorCode::invalid_request,
+                                  "leadership of " + tp.to_string() + " cannot move on a single node" +
+                                      (to ? " (asked for broker " + std::to_string(*to) + ")" : std::string()));
+    }
+
     // The next block of producer ids for this broker, durable before it is
     // returned (ZooKeeper: /latest_producer_id_block, as Kafka writes it).
     virtual Task<ProducerIdBlockResult> allocate_producer_id_block() = 0;

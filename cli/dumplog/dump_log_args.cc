@@ -57,7 +57,7 @@ DumpLogOptions parse_dump_log_args(const std::vector<std::string>& args) {
 }
 
 std::string dump_log_usage_text() {
-    return R"(Usage: weir dump-log [--verify] [--deep-iteration] [--print-data-log] FILE...
+    return R"(Usage: weir dump-log [--verify] [--deep-iteration] [--print-data-log] FILE|DIR...
 
 Prints the contents of a partition's files, as Kafka's kafka-dump-log.sh does. The
 file's suffix selects what is read; files are opened read-only and never changed.
@@ -100,8 +100,12 @@ Options:
   --files F1,F2,...   Files to dump (as Kafka's tool); files may also be given as arguments.
   -h, --help          Show this help.
 
-Exit codes: 0 ok; 1 a file is missing, unreadable or of an unknown kind, or (--verify) a
-problem was found; 2 usage error.
+A directory stands for the .log, .index, .timeindex and .snapshot files in it and in its
+subdirectories (a partition directory, or a whole log.dirs entry). Other files named are
+ignored, with a note, as Kafka's tool does.
+
+Exit codes: 0 ok; 1 a file is missing or unreadable, or (--verify) a problem was found;
+2 usage error.
 )";
 }
 

@@ -1,5 +1,6 @@
 #include "cli/dumplog/dump_log_cli.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string_view>
@@ -46,11 +47,17 @@ const FileKind* kind_of(const std::filesystem::path& path) {
 bool dump_file(const std::string& name, const DumpSettings& settings, std::ostream& out, std::ostream& err) {
     const std::filesystem::path path(name);
     const FileKind* kind = kind_of(path);
+    std::error_code ec;
+    if (kind == nullptr && std::filesystem::exists(path, ec)) {
+        // As Kafka's DumpLogSegments: named by a glob, checkpoints and
+        // partition.metadata come along; they are not an error.
+        err << "Ignoring unknown file " << name << " (dump-log reads .log, .index, .timeindex and .snapshot)\n";
+        return true;
+    }
     if (kind == nullptr) {
-        err << "Error: " << name << ": unknown kind of file (expected .log, .index, .timeindex or .snapshot)\n";
+        err << "Error: " << name << ": no such file\n";
         return false;
     }
-    std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
         err << "Error: " << name << ": " << (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file")
             << '\n';
@@ -69,6 +76,22 @@ bool dump_file(const std::string& name, const DumpSettings& settings, std::ostre
     return report.problems() == 0;
 }
 
+// A directory stands for the files in it that dump-log reads, and for those
+// of its subdirectories: a partition directory, or a whole log.dirs entry.
+std::vector<std::string> expand(const std::string& name) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(name, ec)) return {name};
+    std::vector<std::string> files;
+    for (auto it = std::filesystem::recursive_directory_iterator(name, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        if (it.depth() >= 1) it.disable_recursion_pending();
+        if (it->is_regular_file(ec) && kind_of(it->path())) files.push_back(it->path().string());
+    }
+    if (ec) return {name};  // reported as unreadable by dump_file
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 }  // namespace
 
 int run_dump_log(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -85,7 +108,8 @@ int run_dump_log(const std::vector<std::string>& args, std::ostream& out, std::o
     }
     const DumpSettings settings{o.verify, o.deep_iteration, o.print_data_log};
     bool ok = true;
-    for (const auto& file : o.files) ok = dump_file(file, settings, out, err) && ok;
+    for (const auto& name : o.files)
+        for (const auto& file : expand(name)) ok = dump_file(file, settings, out, err) && ok;
     return ok ? kOk : kFailed;
 }
 

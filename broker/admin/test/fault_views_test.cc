@@ -51,6 +51,12 @@ TEST(ParseFaultTest, EveryApiOneClientAndBrokerDown) {
     EXPECT_EQ(down.duration, std::chrono::milliseconds(3000));
     auto forever = std::get<faults::FaultSpec>(parse_fault(R"({"action": "broker_down"})"));
     EXPECT_FALSE(forever.duration.has_value());
+    auto move = std::get<faults::FaultSpec>(
+        parse_fault(R"({"action": "leader_change", "topic": "t", "partition": 2, "leader": 3})"));
+    EXPECT_EQ(move.action, faults::FaultAction::leader_change);
+    EXPECT_EQ(move.leader, 3);
+    EXPECT_EQ(refusal(R"({"action": "leader_change", "topic": "t"})"), "leader_change needs a topic and a partition");
+    EXPECT_THAT(refusal(R"({"action": "drop", "leader": 1})"), HasSubstr("only for action leader_change"));
 }
 
 TEST(ParseFaultTest, RefusalsSayWhy) {
@@ -107,6 +113,16 @@ TEST_F(FaultRoutesTest, AddListDelete) {
     EXPECT_EQ(json_of(get("/v1/faults")).as_array().size(), 1u);
     EXPECT_EQ(get("/v1/faults", "DELETE").status, 204u);
     EXPECT_TRUE(json_of(get("/v1/faults")).as_array().empty());
+}
+
+TEST_F(FaultRoutesTest, LeaderChangeIsRefusedOnASingleNode) {
+    faults::FaultInjector injector;
+    admin().faults = &injector;
+    create_topic("t", 1);
+    auto r = get("/v1/faults", "POST", R"({"action": "leader_change", "topic": "t", "partition": 0})");
+    EXPECT_EQ(r.status, 409u);
+    EXPECT_THAT(r.body, HasSubstr("cannot move on a single node"));
+    EXPECT_TRUE(injector.faults().empty());
 }
 
 }  // namespace

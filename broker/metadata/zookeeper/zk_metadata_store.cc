@@ -1,5 +1,6 @@
 #include "broker/metadata/zookeeper/zk_metadata_store.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -588,6 +589,60 @@ Task<Status> ZkMetadataStore::alter_partition_isr(TopicPartition tp, std::int32_
         if (!t || tp.partition >= static_cast<std::int32_t>(t->partitions.size())) return true;
         const auto& p = t->partitions[static_cast<std::size_t>(tp.partition)];
         return p.leader_epoch != leader_epoch || p.isr == isr;
+    };
+    co_await wait_until(visible, propagation_timeout_);
+    co_return Status{};
+}
+
+Task<Status> ZkMetadataStore::move_leader(TopicPartition tp, std::optional<std::int32_t> to) {
+    const auto live = snapshot()->broker_ids();
+    const auto is_live = [live](std::int32_t id) { return std::find(live.begin(), live.end(), id) != live.end(); };
+    // Shared: a failed call may leave the operation queued behind this coroutine.
+    auto new_epoch = std::make_shared<std::int32_t>(-1);
+    auto operation = [tp, to, is_live, new_epoch](ZkSession& s) -> Status {
+        const std::string path = paths::partition_state(tp.topic, tp.partition);
+        auto node = s.get(path);
+        if (!node) return Status::failure(ErrorCode::unknown_topic_or_partition, "no state for " + tp.to_string());
+        auto state = zk::decode_partition_state(node->data);
+        std::optional<std::int32_t> next;
+        if (to) {
+            if (*to == state.leader)
+                return Status::failure(ErrorCode::invalid_request,
+                                       "broker " + std::to_string(*to) + " already leads " + tp.to_string());
+            if (std::find(state.isr.begin(), state.isr.end(), *to) == state.isr.end() || !is_live(*to))
+                return Status::failure(
+                    ErrorCode::invalid_request,
+                    "broker " + std::to_string(*to) + " is not a live in-sync replica of " + tp.to_string());
+            next = to;
+        } else {
+            // The ISR member after the leader, in ISR order, wrapping round.
+            auto at = std::find(state.isr.begin(), state.isr.end(), state.leader);
+            const std::size_t n = state.isr.size();
+            const std::size_t start = at == state.isr.end() ? 0 : static_cast<std::size_t>(at - state.isr.begin()) + 1;
+            for (std::size_t i = 0; i < n && !next; ++i) {
+                const auto candidate = state.isr[(start + i) % n];
+                if (candidate != state.leader && is_live(candidate)) next = candidate;
+            }
+            if (!next)
+                return Status::failure(ErrorCode::invalid_request,
+                                       tp.to_string() + " has no other live in-sync replica to lead it");
+        }
+        state.leader = *next;
+        ++state.leader_epoch;
+        // Conditioned on the version read: an election or ISR change in
+        // between wins, and the caller may ask again.
+        if (s.set(path, zk::encode_partition_state(state), node->version) != Result::ok)
+            return Status::failure(ErrorCode::invalid_request, "state of " + tp.to_string() + " changed meanwhile");
+        *new_epoch = state.leader_epoch;
+        return {};
+    };
+    Status written = co_await zk_call(operation);
+    if (!written.ok()) co_return written;
+    const auto epoch = *new_epoch;
+    const std::function<bool(const MetadataSnapshot&)> visible = [&](const MetadataSnapshot& s) {
+        auto t = s.topic(tp.topic);
+        if (!t || tp.partition >= static_cast<std::int32_t>(t->partitions.size())) return true;
+        return t->partitions[static_cast<std::size_t>(tp.partition)].leader_epoch >= epoch;
     };
     co_await wait_until(visible, propagation_timeout_);
     co_return Status{};

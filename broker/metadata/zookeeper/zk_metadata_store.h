@@ -51,6 +51,7 @@ public:
                                    std::vector<std::vector<std::int32_t>> assignments, bool validate_only) override;
     Task<Status> alter_topic_configs(std::string name, config::ConfigMap configs, bool validate_only) override;
     Task<Status> alter_broker_configs(std::optional<std::int32_t> broker_id, config::ConfigMap configs) override;
+    Task<Status> move_leader(TopicPartition tp, std::optional<std::int32_t> to) override;
     Task<Status> alter_partition_isr(TopicPartition tp, std::int32_t leader_epoch,
                                      std::vector<std::int32_t> isr) override;
     Task<ProducerIdBlockResult> allocate_producer_id_block() override;
