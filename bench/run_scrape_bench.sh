@@ -62,11 +62,15 @@ echo "RESULT scrapes $(wc -l <"$WORK/scrapes.txt") median_scrape_s $(awk '{print
   awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')" | record
 python3 - "$RESULTS" <<'PY'
 import re, statistics, sys
-rates = {}
+rates, cpu = {}, {}
 for line in open(sys.argv[1]):
-    m = re.search(r"RESULT.*phase=(produce_\w+).*?msgs_per_s=([\d.e+]+)", line)
+    m = re.search(r"RESULT server_cpu_s=([\d.]+).*phase=(produce_\w+).*?msgs_per_s=([\d.e+]+)", line)
     if m:
-        rates.setdefault(m.group(1), []).append(float(m.group(2)))
-plain, scraped = (statistics.median(rates.get(k, [0])) for k in ("produce_plain", "produce_scraped"))
+        cpu.setdefault(m.group(2), []).append(float(m.group(1)))
+        rates.setdefault(m.group(2), []).append(float(m.group(3)))
+med = lambda d, k: statistics.median(d.get(k, [0]))
+plain, scraped = med(rates, "produce_plain"), med(rates, "produce_scraped")
 print(f"median msgs/s: none {plain:,.0f}  scraped every second {scraped:,.0f}  ratio {scraped / plain:.3f}")
+plain, scraped = med(cpu, "produce_plain"), med(cpu, "produce_scraped")
+print(f"median broker CPU s per run: none {plain:.2f}  scraped every second {scraped:.2f}  ratio {scraped / plain:.3f}")
 PY

@@ -6,6 +6,7 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <filesystem>
 #include <regex>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "harness/http_client.h"
 #include "harness/kafka_client.h"
 #include "harness/raw_connection.h"
+#include "harness/subprocess.h"
 #include "harness/wait.h"
 
 namespace weir::compat {
@@ -420,6 +422,30 @@ TEST(AdminHttp, BrokerDownDisconnectsAndRefusesClientsUntilItIsOver) {
     EXPECT_EQ(http_request(port, "DELETE", "/v1/faults/" + std::to_string(id)).status, 204);
     EXPECT_TRUE(port_accepts(broker.port()));
     produce_to(broker, topic, 0, 1, "back-");
+}
+
+// Each action as kafkajs meets it (kafkajs/faults.js): retriable errors, a
+// closed connection, an unanswered request and a broker outage are retried
+// and the message is stored once; a fatal error reaches the application.
+TEST(AdminHttp, KafkajsMeetsEachFaultAsItWouldMeetKafka) {
+    ASSERT_STRNE(WEIR_NODE, "") << "node not found";
+    const auto dir = std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / "kafkajs";
+    ASSERT_TRUE(std::filesystem::exists(dir / "node_modules" / "kafkajs")) << "run scripts/install-deps.sh";
+    BrokerProcess broker({.overrides = {{"weir.admin.faults.enable", "true"}}});
+    broker.start();
+    const auto r = run_process({WEIR_NODE, (dir / "faults.js").string(), broker.bootstrap(),
+                                std::to_string(broker.admin_port()), "kjs-faults"},
+                               120s);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const auto result = json::parse(r.out).as_object();
+    const auto& outcomes = result.at("outcomes").as_object();
+    for (const char* retried : {"retriable", "delay", "disconnect", "drop", "broker_down"})
+        EXPECT_EQ(outcomes.at(retried).at("ok"), true) << retried << ": " << json::serialize(outcomes.at(retried));
+    const auto& fatal = outcomes.at("fatal").as_object();
+    EXPECT_EQ(fatal.at("ok"), false);
+    EXPECT_EQ(fatal.at("type"), "TOPIC_AUTHORIZATION_FAILED") << json::serialize(fatal);
+    // warm-up + the five retried sends, each stored once; nothing from the fatal one.
+    EXPECT_EQ(result.at("high"), 6) << r.out;
 }
 
 TEST(AdminHttp, FaultInjectionIsOffByDefaultAndTheListenerCanBeTurnedOff) {
