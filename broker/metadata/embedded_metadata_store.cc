@@ -1,7 +1,12 @@
 #include "broker/metadata/embedded_metadata_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <system_error>
 
+#include "broker/common/logging.h"
 #include "broker/metadata/atomic_file.h"
 #include "broker/metadata/producer_id_block.h"
 #include "broker/metadata/replica_assignment.h"
@@ -35,7 +40,9 @@ std::shared_ptr<MetadataSnapshot> next_version(const MetadataSnapshot& current) 
 }  // namespace
 
 EmbeddedMetadataStore::EmbeddedMetadataStore(Options options)
-    : local_(std::move(options.local_broker)), file_(options.dir / kFileName) {
+    : local_(std::move(options.local_broker)),
+      file_(options.dir / kFileName),
+      reserve_(options.dir / (std::string(kFileName) + ".reserve")) {
     auto initial = std::make_shared<MetadataSnapshot>();
     initial->controller_id = local_.id;
     initial->brokers = {local_};
@@ -47,6 +54,8 @@ EmbeddedMetadataStore::EmbeddedMetadataStore(Options options)
         if (std::filesystem::is_regular_file(tmp, ignored)) std::filesystem::remove(tmp, ignored);
 
         if (auto text = read_file_if_exists(file_)) {
+            written_bytes_ = text->size();
+            keep_reserve();
             PersistedState state = decode_state(*text);
             if (state.broker_id != local_.id) {
                 throw MetadataStoreError(
@@ -87,12 +96,42 @@ void EmbeddedMetadataStore::persist(const MetadataSnapshot& s) const {
     state.broker_configs = s.broker_configs;
     state.default_broker_configs = s.default_broker_configs;
     state.latest_producer_id_block = latest_producer_id_block_;
-    write_file_atomically(file_, encode_state(state));
+    const auto encoded = encode_state(state);
+    write_file_atomically(file_, encoded);
+    written_bytes_ = encoded.size();
+    keep_reserve();
 }
 
-Status EmbeddedMetadataStore::commit(std::shared_ptr<MetadataSnapshot> next, const MetadataChange& change) {
+void EmbeddedMetadataStore::keep_reserve() const {
+    const auto want = static_cast<off_t>(std::max<std::size_t>(1 << 20, 2 * written_bytes_));
+    std::error_code ec;
+    if (std::filesystem::exists(reserve_, ec) &&
+        std::filesystem::file_size(reserve_, ec) >= static_cast<std::uintmax_t>(want))
+        return;
+    const int fd = ::open(reserve_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    // Blocks, not a hole: only allocated space can be given back.
+    if (::posix_fallocate(fd, 0, want) != 0) {
+        if (::ftruncate(fd, 0) != 0) {
+            // An empty reserve is no reserve; the next write tries again.
+        }
+    }
+    ::close(fd);
+}
+
+Status EmbeddedMetadataStore::commit(std::shared_ptr<MetadataSnapshot> next, const MetadataChange& change,
+                                     bool frees_space) {
     try {
-        persist(*next);
+        try {
+            persist(*next);
+        } catch (const std::system_error& e) {
+            std::error_code ec;
+            if (!frees_space || e.code() != std::errc::no_space_on_device || !std::filesystem::remove(reserve_, ec))
+                throw;
+            logging::warn("metadata disk full: writing with the space held in {} so that the deletion frees space",
+                          reserve_.string());
+            persist(*next);
+        }
     } catch (const std::exception& e) {
         return Status::failure(ErrorCode::unknown_server_error, std::string("Failed to write metadata: ") + e.what());
     }
@@ -180,7 +219,7 @@ Status EmbeddedMetadataStore::delete_topic_now(std::string_view name) {
     auto next = next_version(*current);
     next->topics_by_name.erase(t->name);
     next->topics_by_id.erase(t->id);
-    return commit(std::move(next), {MetadataChange::Kind::topic_deleted, t->name, t->id, t, nullptr});
+    return commit(std::move(next), {MetadataChange::Kind::topic_deleted, t->name, t->id, t, nullptr}, true);
 }
 
 Status EmbeddedMetadataStore::create_partitions_now(std::string_view name, std::int32_t new_total,

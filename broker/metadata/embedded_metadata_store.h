@@ -60,12 +60,19 @@ private:
     ProducerIdBlockResult allocate_producer_id_block_now();
 
     // Writes `next` to disk, then publishes it and notifies. Returns the
-    // failure status if the write failed (state unchanged).
-    Status commit(std::shared_ptr<MetadataSnapshot> next, const MetadataChange& change);
+    // failure status if the write failed (state unchanged). A change that
+    // frees space (a topic deleted) may use the reserve on a full disk.
+    Status commit(std::shared_ptr<MetadataSnapshot> next, const MetadataChange& change, bool frees_space = false);
     void persist(const MetadataSnapshot& s) const;
+    // Keeps "<file>.reserve", room held back on the metadata's disk so that
+    // a topic can be deleted (and space freed) when the disk is full: a
+    // rewrite of the metadata needs room for a whole new copy. Best effort.
+    void keep_reserve() const;
 
     const BrokerInfo local_;
     const std::filesystem::path file_;
+    const std::filesystem::path reserve_;
+    mutable std::size_t written_bytes_ = 0;  // of the last metadata written; guarded by write_mutex_
 
     // Serialises mutations, their file writes and their notifications.
     // Recursive because a mutation a listener starts runs inside the

@@ -21,7 +21,7 @@ namespace {
 // them: KAFKA_STORAGE_ERROR for I/O, CORRUPT_MESSAGE for batches it cannot
 // take.
 template <typename Write>
-AppendResult write_to_log(const TopicPartition& tp, Write write) {
+AppendResult write_to_log(const TopicPartition& tp, StorageErrorLog& log, Write write) {
     AppendResult result;
     try {
         auto appended = write();
@@ -30,7 +30,20 @@ AppendResult write_to_log(const TopicPartition& tp, Write write) {
         result.log_append_time = appended.log_append_time;
         result.log_start_offset = appended.log_start_offset;
     } catch (const storage::StorageError& e) {
-        logging::error("append to {} failed: {}", tp.to_string(), e.what());
+        // A full disk fails every retry of every producer: a line a minute
+        // per partition, with how many were left out.
+        const auto now = std::chrono::steady_clock::now();
+        if (now - log.last >= std::chrono::minutes(1)) {
+            if (log.suppressed > 0)
+                logging::error("append to {} failed: {} ({} more failures in the last minute)", tp.to_string(),
+                               e.what(), log.suppressed);
+            else
+                logging::error("append to {} failed: {}", tp.to_string(), e.what());
+            log.last = now;
+            log.suppressed = 0;
+        } else {
+            ++log.suppressed;
+        }
         result.error = ErrorCode::kafka_storage_error;
         result.error_message = e.what();
     } catch (const wire::DecodeError& e) {
@@ -269,7 +282,7 @@ AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches
         result.error = ErrorCode::not_leader_or_follower;
         return result;
     }
-    result = write_to_log(tp_, [&] { return log_->append_replicated(batches); });
+    result = write_to_log(tp_, storage_error_log_, [&] { return log_->append_replicated(batches); });
     if (result.error != ErrorCode::none) return result;
     // The leader's epochs become this replica's history (Kafka's follower
     // assigns its leader epoch cache from the batches it appends).
@@ -374,7 +387,7 @@ AppendResult Partition::append(std::span<std::uint8_t> batches) {
         result.log_start_offset = log_->log_start_offset();
         return result;
     }
-    result = write_to_log(tp_, [&] { return log_->append(batches); });
+    result = write_to_log(tp_, storage_error_log_, [&] { return log_->append(batches); });
     if (result.error != ErrorCode::none) return result;
     if (result.log_append_time >= 0) {
         // LogAppendTime batches carry the append time, not the producer's.

@@ -125,6 +125,12 @@ struct DeleteRecordsResult {
     std::int64_t low_watermark = -1;  // the log start offset after the deletion
 };
 
+// When an append failure was last logged, and how many since were not.
+struct StorageErrorLog {
+    std::chrono::steady_clock::time_point last{};
+    std::uint64_t suppressed = 0;
+};
+
 class Partition : public std::enable_shared_from_this<Partition> {
 public:
     // Keeps a change listener registered; may outlive the partition.
@@ -307,6 +313,7 @@ private:
     // No checkpoint yet: a reopened log's high watermark starts at its start
     // and moves up as a leader learns its ISR's positions (at once when the
     // ISR is this broker alone), or as a follower learns the leader's.
+    StorageErrorLog storage_error_log_;
     std::int64_t high_watermark_ = 0;
 
     ProducerStateManager producer_state_;

@@ -1,5 +1,6 @@
 #include "broker/storage/index_file.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -30,6 +31,7 @@ IndexFile::IndexFile(IndexFile&& other) noexcept
       map_(std::exchange(other.map_, nullptr)),
       mapped_bytes_(std::exchange(other.mapped_bytes_, 0)),
       entries_(std::exchange(other.entries_, 0)),
+      allocated_bytes_(std::exchange(other.allocated_bytes_, 0)),
       length_was_valid_(other.length_was_valid_) {}
 
 IndexFile& IndexFile::operator=(IndexFile&& other) noexcept {
@@ -42,6 +44,7 @@ IndexFile& IndexFile::operator=(IndexFile&& other) noexcept {
         map_ = std::exchange(other.map_, nullptr);
         mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
         entries_ = std::exchange(other.entries_, 0);
+        allocated_bytes_ = std::exchange(other.allocated_bytes_, 0);
         length_was_valid_ = other.length_was_valid_;
     }
     return *this;
@@ -53,6 +56,7 @@ void IndexFile::release() noexcept {
     if (map_ != nullptr) ::munmap(map_, mapped_bytes_);
     map_ = nullptr;
     mapped_bytes_ = 0;
+    allocated_bytes_ = 0;
 }
 
 void IndexFile::remap(std::size_t bytes) {
@@ -84,9 +88,30 @@ void IndexFile::trim() {
 
 void IndexFile::truncate_entries(std::size_t n) { entries_ = std::min(entries_, n); }
 
+void IndexFile::allocate_through(std::size_t end) {
+    if (end <= allocated_bytes_) return;
+    // A store into a hole of a shared mapping makes the file system find a
+    // block then; on a full disk that is SIGBUS. Allocating the page first
+    // turns it into an ENOSPC the append reports (KAFKA_STORAGE_ERROR).
+    constexpr std::size_t kPage = 4096;
+    const auto to = std::min((end + kPage - 1) / kPage * kPage, mapped_bytes_);
+    const auto file = File::open(path_, false);
+    const int rc =
+        ::posix_fallocate(file.fd(), static_cast<off_t>(allocated_bytes_), static_cast<off_t>(to - allocated_bytes_));
+    if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) throw_errno("allocate " + path_.string(), rc);
+    allocated_bytes_ = to;
+}
+
+void IndexFile::reserve(std::size_t more) {
+    const auto end = std::min(entries_ + more, max_entries_) * entry_size_;
+    if (end > mapped_bytes_) make_active();
+    allocate_through(end);
+}
+
 void IndexFile::push(const std::uint8_t* entry) {
     if (full()) throw StorageError("index full: " + path_.string());
     if ((entries_ + 1) * entry_size_ > mapped_bytes_) make_active();
+    allocate_through((entries_ + 1) * entry_size_);
     std::memcpy(map_ + entries_ * entry_size_, entry, entry_size_);
     ++entries_;
 }

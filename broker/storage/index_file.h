@@ -33,6 +33,10 @@ public:
 
     // Grows the file and mapping to the maximum size so appends need no remap.
     void make_active();
+    // Makes room for `more` entries (up to the maximum) with blocks on disk,
+    // so that appending them cannot fail for want of space; throws
+    // StorageError (ENOSPC) if the file system has none.
+    void reserve(std::size_t more);
     // Shrinks the file to the entries in use.
     void trim();
     void truncate_entries(std::size_t n);
@@ -51,6 +55,8 @@ protected:
 
 private:
     void remap(std::size_t bytes);
+    // Gives the file blocks for its first `end` bytes (page-wise) before stores into the mapping.
+    void allocate_through(std::size_t end);
 
     std::filesystem::path path_;
     std::int64_t base_offset_ = 0;
@@ -59,6 +65,7 @@ private:
     std::uint8_t* map_ = nullptr;
     std::size_t mapped_bytes_ = 0;
     std::size_t entries_ = 0;
+    std::size_t allocated_bytes_ = 0;  // of the current mapping, known to have blocks
     bool length_was_valid_ = true;
 };
 

@@ -86,9 +86,26 @@ void Segment::append(std::span<const std::uint8_t> batches) {
     auto start = size_;
     if (start + batches.size() > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
         throw StorageError("segment would exceed 2 GiB: " + log_.path().string());
-    // Write first: a crash between the two leaves an index that is merely
-    // behind the log, which recovery rebuilds anyway.
-    log_.pwrite_all(batches, start);
+    // Index space first (on a full disk nothing is written then), the log
+    // next: a crash between the log and its index leaves an index that is
+    // merely behind, which recovery rebuilds anyway.
+    std::size_t count = 0;
+    for (std::size_t pos = 0; pos < batches.size(); ++count)
+        pos += records::parse_batch_header(batches.subspan(pos)).total_size();
+    offset_index_.reserve(count);
+    time_index_.reserve(count);
+    try {
+        log_.pwrite_all(batches, start);
+    } catch (const StorageError&) {
+        // A part may have been written (the disk filled up meanwhile): cut it
+        // off so the file ends with the last whole batch, as a reader expects.
+        try {
+            log_.truncate(start);
+        } catch (const StorageError&) {
+            // Still past size_, so never read; recovery cuts it after a crash.
+        }
+        throw;
+    }
     size_ = start + batches.size();
     std::size_t pos = 0;
     while (pos < batches.size()) {
