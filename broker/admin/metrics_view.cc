@@ -181,6 +181,14 @@ asio::awaitable<std::string> render_metrics(const AdminContext& context, std::si
         w.family("weir_isr_expands_total", "counter", "ISR expansions of partitions this broker leads.");
         w.sample("weir_isr_expands_total", {}, context.metrics.isr_expands());
     }
+    const auto& scrub = context.metrics.scrub();
+    w.family("weir_log_scrub_bytes_total", "counter", "Bytes of closed segments the background scrub checked.");
+    w.sample("weir_log_scrub_bytes_total", {}, scrub.bytes);
+    w.family("weir_log_scrub_damaged_segments_total", "counter",
+             "Segments in which the background scrub found a damaged batch (once per segment and pass).");
+    w.sample("weir_log_scrub_damaged_segments_total", {}, scrub.damaged_segments);
+    w.family("weir_log_scrub_passes_total", "counter", "Scrub passes completed over every log.");
+    w.sample("weir_log_scrub_passes_total", {}, scrub.passes);
     auto groups = write_groups(w, context, batch);
     co_await std::move(groups);
     co_return w.take();

@@ -87,6 +87,13 @@ const ConfigKey kBrokerKeys[] = {
      "Bytes of requests being read or handled and of responses not yet sent, across all connections, after which "
      "connections stop reading; -1 for no limit.",
      {}, false, true},
+    {"weir.log.scrub.bytes.per.second", T::int64, "0", I::low,
+     "Rate at which a background scrub reads closed segments, checking every batch's header and CRC, and reports "
+     "damage in the log and in /metrics; 0 (the default) turns it off.",
+     V::at_least(0), false, true},
+    {"weir.log.scrub.interval.ms", T::int64, "3600000", I::low,
+     "Pause between the end of one scrub pass over every log and the start of the next.", V::at_least(0), false,
+     true},
     {"weir.connection.stall.timeout.ms", T::int64, "30000", I::medium,
      "A connection that stops sending in the middle of a request frame, or stops reading in the middle of a "
      "response, is closed after this many milliseconds; 0 disables.",

@@ -45,6 +45,13 @@ struct TopicTraffic {
     std::uint64_t messages_in = 0;
 };
 
+// The background log scrub's totals (weir.log.scrub.*), as the scrubber counts them.
+struct ScrubCounters {
+    std::uint64_t bytes = 0;
+    std::uint64_t damaged_segments = 0;
+    std::uint64_t passes = 0;
+};
+
 class MetricsRegistry {
 public:
     struct StringHash {
@@ -61,12 +68,14 @@ public:
     void forget_topic(std::string_view name) { topics_.erase(std::string(name)); }
     void isr_shrunk() { ++isr_shrinks_; }
     void isr_expanded() { ++isr_expands_; }
+    void set_scrub(ScrubCounters counters) { scrub_ = counters; }
 
     // Indexed by API key; keys never requested have requests == 0.
     [[nodiscard]] const std::vector<ApiMetrics>& apis() const { return apis_; }
     [[nodiscard]] const TopicMap& topics() const { return topics_; }
     [[nodiscard]] std::uint64_t isr_shrinks() const { return isr_shrinks_; }
     [[nodiscard]] std::uint64_t isr_expands() const { return isr_expands_; }
+    [[nodiscard]] const ScrubCounters& scrub() const { return scrub_; }
 
 private:
     ApiMetrics& api(std::int16_t api_key);
@@ -75,6 +84,7 @@ private:
     TopicMap topics_;
     std::uint64_t isr_shrinks_ = 0;
     std::uint64_t isr_expands_ = 0;
+    ScrubCounters scrub_;
 };
 
 }  // namespace weir::metrics

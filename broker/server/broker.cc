@@ -73,6 +73,11 @@ void Broker::start() {
     if (controller_) controller_->start();
     schedule_periodic();
     if (core_->logs().cleaner().enabled()) schedule_cleaner(std::chrono::milliseconds(0));
+    scrub_bytes_per_second_ = config::as_int(config_.static_value("weir.log.scrub.bytes.per.second"));
+    if (scrub_bytes_per_second_ > 0) {
+        scrubber_ = std::make_unique<storage::LogScrubber>(core_->logs());
+        schedule_scrub(std::chrono::milliseconds(0));
+    }
     auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     logging::info("Weir broker {} started in {:.1f} ms (cluster id {}, {} topics, log.dirs {})", config_.broker_id, ms,
                   core_->metadata().cluster_id(), core_->metadata().topics().size(), config_.log_dirs.front().string());
@@ -158,6 +163,31 @@ void Broker::schedule_cleaner(std::chrono::milliseconds delay) {
     });
 }
 
+void Broker::schedule_scrub(std::chrono::milliseconds delay) {
+    scrub_timer_.expires_after(delay);
+    scrub_timer_.async_wait([this](boost::system::error_code ec) {
+        if (ec || stopped_) return;
+        auto next = std::chrono::milliseconds(100);
+        try {
+            const auto step_bytes = std::max<std::int64_t>(scrub_bytes_per_second_ / 10, 1);
+            for (const auto& f : scrubber_->step(static_cast<std::size_t>(step_bytes)))
+                logging::error("log scrub: {} ({}) is damaged at position {}: {}", f.file.string(), f.tp.to_string(),
+                               f.position, f.problem);
+            const auto& t = scrubber_->totals();
+            metrics_.set_scrub({t.bytes, t.damaged_segments, t.passes});
+            if (scrubber_->pass_finished()) {
+                logging::info("log scrub pass {} done: {} segments, {} bytes checked so far, {} damaged", t.passes,
+                              t.segments, t.bytes, t.damaged_segments);
+                next = std::chrono::milliseconds(config::as_int(config_.static_value("weir.log.scrub.interval.ms")));
+            }
+        } catch (const std::exception& e) {
+            logging::error("log scrub failed: {}", e.what());
+            next = std::chrono::seconds(10);
+        }
+        schedule_scrub(next);
+    });
+}
+
 std::chrono::milliseconds Broker::cleaner_backoff() const {
     auto props = config::current_broker_props(config_.static_props,
                                               core_->metadata().snapshot()->dynamic_broker_configs(config_.broker_id));
@@ -231,6 +261,7 @@ void Broker::finish_stop() {
     periodic_.cancel();
     cleaner_timer_.cancel();
     broker_up_timer_.cancel();
+    scrub_timer_.cancel();
     // Give in-flight requests (now woken) a moment to be answered, then close.
     auto grace = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(200));
     grace->async_wait([this, grace](boost::system::error_code) {

@@ -19,6 +19,7 @@
 #include "broker/net/listener.h"
 #include "broker/server/broker_core.h"
 #include "broker/server/cluster_service.h"
+#include "broker/storage/log_scrubber.h"
 
 namespace weir::metadata {
 class ZkMetadataStore;
@@ -61,6 +62,8 @@ private:
     bool producer_expiration_due();
     [[nodiscard]] std::int64_t producer_id_expiration_ms() const;
     void schedule_cleaner(std::chrono::milliseconds delay);
+    // weir.log.scrub.*: one step a tenth of a second at the configured rate.
+    void schedule_scrub(std::chrono::milliseconds delay);
     [[nodiscard]] std::chrono::milliseconds cleaner_backoff() const;
 
     config::BrokerConfig config_;
@@ -83,6 +86,9 @@ private:
     boost::asio::steady_timer periodic_{io_};
     boost::asio::steady_timer cleaner_timer_{io_};
     boost::asio::steady_timer broker_up_timer_{io_};
+    boost::asio::steady_timer scrub_timer_{io_};
+    std::unique_ptr<storage::LogScrubber> scrubber_;
+    std::int64_t scrub_bytes_per_second_ = 0;
     bool listeners_down_ = false;
     std::chrono::steady_clock::time_point last_retention_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_producer_expiration_ = std::chrono::steady_clock::now();

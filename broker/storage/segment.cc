@@ -117,6 +117,30 @@ void Segment::append(std::span<const std::uint8_t> batches) {
     }
 }
 
+Segment::Check Segment::check(std::uint64_t position, std::size_t max_bytes) const {
+    Check c{.next = position};
+    BatchScanner scanner(log_, position, size_, std::min<std::size_t>(max_bytes, 1u << 20));
+    while (c.next < size_ && (c.batches == 0 || c.next - position < max_bytes)) {
+        auto batch = scanner.next();
+        if (!batch) {
+            if (scanner.stop() != BatchScanner::Stop::end)
+                c.problem = scanner.stop() == BatchScanner::Stop::torn ? "a batch runs past the segment's end"
+                                                                       : "invalid batch header";
+            c.done = true;
+            return c;
+        }
+        if (!records::crc_valid(scanner.batch_bytes())) {
+            c.problem = "CRC mismatch in the batch at offset " + std::to_string(batch->header.base_offset);
+            c.done = true;
+            return c;
+        }
+        ++c.batches;
+        c.next = batch->position + batch->size();
+    }
+    c.done = c.next >= size_;
+    return c;
+}
+
 std::optional<BatchLocation> Segment::translate_offset(std::int64_t offset, std::uint32_t starting_position) const {
     auto start = std::max(offset_index_.lookup(offset).position, starting_position);
     if (start >= size_) return std::nullopt;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 
 #include "broker/storage/file.h"
 #include "broker/storage/offset_index.h"
@@ -61,6 +62,17 @@ public:
     [[nodiscard]] const OffsetIndex& offset_index() const { return offset_index_; }
     [[nodiscard]] const TimeIndex& time_index() const { return time_index_; }
     [[nodiscard]] const std::filesystem::path& log_path() const { return log_.path(); }
+
+    // Checks whole batches (header and CRC) from `position`, at least one
+    // and about `max_bytes`; what a background scrub reads. Never changes
+    // the segment.
+    struct Check {
+        std::uint64_t next = 0;  // where the next check starts
+        std::size_t batches = 0;
+        bool done = false;                   // reached the end (or damage)
+        std::optional<std::string> problem;  // damage found at `next`
+    };
+    [[nodiscard]] Check check(std::uint64_t position, std::size_t max_bytes) const;
 
     // Appends whole batches whose offsets are already assigned and follow
     // next_offset(); writes to the page cache (no fsync).
