@@ -60,7 +60,7 @@ private:
     // producer.id.expiration.check.interval.ms has passed since the last check.
     bool producer_expiration_due();
     [[nodiscard]] std::int64_t producer_id_expiration_ms() const;
-    void schedule_cleaner(std::chrono::milliseconds delay);
+    void schedule_cleaner(std::chrono::steady_clock::duration delay);
     [[nodiscard]] std::chrono::milliseconds cleaner_backoff() const;
 
     config::BrokerConfig config_;
