@@ -145,21 +145,28 @@ void Broker::schedule_periodic() {
     });
 }
 
-void Broker::schedule_cleaner(std::chrono::milliseconds delay) {
-    // The cleaner works in bounded steps on this thread (see LogCleanerManager):
-    // while one is under way the next step is queued behind whatever requests
-    // arrived meanwhile; when nothing is worth cleaning it sleeps
+void Broker::schedule_cleaner(std::chrono::steady_clock::duration delay) {
+    // The cleaner works in bounded steps on this thread (see LogCleanerManager).
+    // Queued straight behind each other, steps would leave a pipelined
+    // connection one hop of the event loop per step; pausing after each for a
+    // time in proportion to its cost lets everything that queued meanwhile
+    // run to completion. When nothing is worth cleaning it sleeps
     // log.cleaner.backoff.ms, as Kafka's cleaner threads do.
     cleaner_timer_.expires_after(delay);
     cleaner_timer_.async_wait([this](boost::system::error_code ec) {
         if (ec || stopped_) return;
         bool working = false;
+        auto started = std::chrono::steady_clock::now();
         try {
             working = core_->logs().clean_step();
         } catch (const std::exception& e) {
             logging::error("log cleaner failed: {}", e.what());
         }
-        schedule_cleaner(working ? std::chrono::milliseconds(0) : cleaner_backoff());
+        if (!working) {
+            schedule_cleaner(cleaner_backoff());
+            return;
+        }
+        schedule_cleaner(core_->logs().cleaner().pause_after(std::chrono::steady_clock::now() - started));
     });
 }
 

@@ -61,7 +61,7 @@ private:
     // producer.id.expiration.check.interval.ms has passed since the last check.
     bool producer_expiration_due();
     [[nodiscard]] std::int64_t producer_id_expiration_ms() const;
-    void schedule_cleaner(std::chrono::milliseconds delay);
+    void schedule_cleaner(std::chrono::steady_clock::duration delay);
     // weir.log.scrub.*: one step a tenth of a second at the configured rate.
     void schedule_scrub(std::chrono::milliseconds delay);
     [[nodiscard]] std::chrono::milliseconds cleaner_backoff() const;

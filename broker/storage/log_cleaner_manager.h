@@ -7,13 +7,15 @@
 //
 // Kafka cleans on background threads. Weir's logs are single-threaded (the
 // broker's one I/O thread), so the cleaner runs on that thread in bounded
-// steps instead: a step reads at most `step_bytes` of segment data or swaps
-// in one replacement (its fsyncs and renames), and returns, so
-// that requests queued meanwhile are served before the next step. The owner
-// posts the next step at once while step() reports work and otherwise waits
-// log.cleaner.backoff.ms. A cleaning spread over steps is abandoned when its
-// log changes under it (segments deleted or truncated, the log closed,
-// compaction turned off) and starts over later.
+// steps instead: a step reads at most `step_bytes` of segment data, or
+// finishes one replacement (its fsyncs), or swaps one in (renames and dir
+// fsyncs), and returns, so that requests queued meanwhile are served before
+// the next step. While step() reports work the owner waits pause_after() the
+// step's duration before the next one, and otherwise log.cleaner.backoff.ms.
+// A cleaning spread over steps is abandoned when its log changes under it
+// (segments deleted or truncated, the log closed, compaction turned off) and
+// starts over later.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,6 +36,21 @@ struct CleanerOptions {
     std::size_t dedupe_buffer_bytes = 128 * 1024 * 1024;  // log.cleaner.dedupe.buffer.size
     double dedupe_buffer_load_factor = 0.9;               // log.cleaner.io.buffer.load.factor
     std::size_t step_bytes = 256 * 1024;
+    // The most of the I/O thread back-to-back steps may take. A step's cost
+    // is mostly fsyncs, which a busy disk stretches to tens of ms; run back to
+    // back (a compacted log with a tiny segment.bytes is re-cleaned whole
+    // every time a segment rolls), they left each pipelined connection one
+    // hop of the event loop per step, and produce requests timed out.
+    double io_thread_share = 0.5;
+};
+
+// What the last step() did (tests, pacing).
+struct CleanerStepWork {
+    std::uint64_t bytes_read = 0;
+    // Replacements finished (written out and fsynced).
+    int finished = 0;
+    // Replacements swapped in (renames, dir fsyncs).
+    int swapped = 0;
 };
 
 // What the cleanings finished so far did (tests, logs).
@@ -68,6 +85,10 @@ public:
     // One bounded step of the cleaning in progress. Returns the log whose
     // checkpoint moved when a cleaning finished.
     std::optional<TopicPartition> step();
+    [[nodiscard]] const CleanerStepWork& last_step() const { return last_step_; }
+    // How long to leave the I/O thread to requests after a step that took
+    // `step`, so that the cleaner keeps to its io_thread_share.
+    [[nodiscard]] std::chrono::nanoseconds pause_after(std::chrono::nanoseconds step) const;
     // Drops the cleaning of `tp` if one is in progress (its `.cleaned` files go with it).
     void abort(const TopicPartition& tp);
     void abort_all();
@@ -95,6 +116,7 @@ private:
     std::set<TopicPartition> uncleanable_;
     std::unique_ptr<Job> job_;
     CleanerTotals totals_;
+    CleanerStepWork last_step_;
 };
 
 }  // namespace weir::storage

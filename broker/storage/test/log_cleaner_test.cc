@@ -575,6 +575,65 @@ TEST_F(Cleaner, WorksInBoundedStepsAndAbortsWhenTheLogChanges) {
     EXPECT_EQ(values.size(), 5u);
 }
 
+// librdkafka's 0077_compaction: segment.bytes=10000, one record per batch,
+// three keys repeated (one with tombstones), unique keys, 1 KB fillers. Such a
+// log is re-cleaned whole every time a segment rolls, so a cleaning is
+// hundreds of small replacements; each step must keep to its byte budget and
+// to one fsync-bearing phase (finishing a replacement or swapping it in).
+TEST_F(Cleaner, StepsOnAManySegmentLogKeepToTheirBudget) {
+    auto log = shared(compacted(10000));
+    for (int i = 0; i < 20; ++i) put(*log, {{"fill", std::string(1000, 'f')}});
+    for (int i = 0; i < 400; ++i) {
+        const char* keys[] = {"k1", "k2", "k3"};
+        auto k = i % 4;
+        if (k == 3) {
+            put(*log, {{std::to_string(i), "unique"}});
+        } else {
+            std::optional<std::string> value;
+            if (k != 0 || i % 7 != 0) value = "v" + std::to_string(i);
+            put(*log, {{keys[k], value}});
+        }
+    }
+    for (int i = 0; i < 20; ++i) put(*log, {{"fill", std::string(1024, 'f')}});
+    ASSERT_GT(log->segment_count(), 5u);
+
+    constexpr std::size_t kBudget = 4096;
+    CleanerOptions options;
+    options.step_bytes = kBudget;
+    LogCleanerManager cleaner(options, clock);
+    ASSERT_TRUE(cleaner.start_filthiest({log}));
+    int steps = 0, finished = 0, swapped = 0;
+    for (; steps < 100000 && cleaner.busy(); ++steps) {
+        cleaner.step();
+        const auto& work = cleaner.last_step();
+        // One batch past the budget at most: a read returns whole batches.
+        EXPECT_LE(work.bytes_read, kBudget + 1100) << "step " << steps;
+        EXPECT_LE(work.finished + work.swapped, 1) << "step " << steps;
+        finished += work.finished;
+        swapped += work.swapped;
+    }
+    EXPECT_FALSE(cleaner.busy());
+    EXPECT_EQ(cleaner.totals().cleanings, 1u);
+    EXPECT_GT(swapped, 5);
+    EXPECT_EQ(finished, swapped);
+    EXPECT_GE(steps, 2 * swapped);
+
+    auto values = latest_values(consume(*log));
+    EXPECT_EQ(values.count("k1"), 1u);
+    EXPECT_EQ(values.count("fill"), 1u);
+    EXPECT_EQ(values.count("99"), 1u);  // unique keys all stay
+}
+
+TEST_F(Cleaner, PausesAfterEachStepToKeepToItsShareOfTheThread) {
+    using std::chrono::milliseconds;
+    CleanerOptions options;
+    EXPECT_EQ(LogCleanerManager(options, clock).pause_after(milliseconds(40)), milliseconds(40));
+    options.io_thread_share = 0.25;
+    EXPECT_EQ(LogCleanerManager(options, clock).pause_after(milliseconds(40)), milliseconds(120));
+    options.io_thread_share = 1.0;
+    EXPECT_EQ(LogCleanerManager(options, clock).pause_after(milliseconds(40)), milliseconds(0));
+}
+
 // ---- Crash-safe swap ----------------------------------------------------
 
 struct SwapCrash : Cleaner {
