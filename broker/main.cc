@@ -1,6 +1,7 @@
 // The `weir` binary: `weir serve [server.properties] [--override k=v]...` runs a broker;
 // `weir groups ...` administers consumer groups and `weir topics ...` (kafka-topics.sh's command
-// line) topics on any Kafka cluster; `weir dump-log FILE...` prints and checks
+// line) topics and `weir configs` (kafka-configs.sh's) topic configs on any Kafka cluster;
+// `weir dump-log FILE...` prints and checks
 // log segments, indexes and producer snapshots on disk.
 #include <malloc.h>
 
@@ -11,6 +12,7 @@
 #include "broker/config/command_line.h"
 #include "broker/config/config_error.h"
 #include "broker/server/broker.h"
+#include "cli/configs/configs_cli.h"
 #include "cli/dumplog/dump_log_cli.h"
 #include "cli/groups/groups_cli.h"
 #include "cli/topics/topics_cli.h"
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
             if (cl.subcommand == "groups") return cli::groups_main(cl.args);
             if (cl.subcommand == "topics") return cli::topics::topics_main(cl.args);
             if (cl.subcommand == "dump-log") return cli::dumplog::dump_log_main(cl.args);
+            if (cl.subcommand == "configs") return cli::configs::configs_main(cl.args);
             std::cerr << "weir: unknown command '" << cl.subcommand << "'\n\n" << config::usage_text();
             return 2;
         case config::CommandLine::Command::serve:

@@ -196,5 +196,40 @@ TEST_F(TopicsCliTest, KafkaTopicsShWrapperThroughAShell) {
     EXPECT_EQ(partition_count("rdkafkatest_rnd_0052"), -1);
 }
 
+// `weir configs` (kafka-configs.sh) on the same broker: the overrides weir
+// topics --describe shows are the ones it set and removed.
+TEST_F(TopicsCliTest, ConfigsDescribesAddsAndDeletesTopicOverrides) {
+    ASSERT_EQ(topics({"--create", "--topic", "cfg", "--config", "retention.ms=1000"}).exit_code, 0);
+    const auto configs = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {weir_binary(), "configs", "--bootstrap-server", broker_.bootstrap()});
+        auto r = run_process(args, 60s);
+        EXPECT_FALSE(r.timed_out) << r.describe();
+        return r;
+    };
+    auto described = configs({"--entity-type", "topics", "--entity-name", "cfg", "--describe"});
+    ASSERT_EQ(described.exit_code, 0) << described.describe();
+    EXPECT_EQ(lines_of(described.out),
+              (std::vector<std::string>{
+                  "Dynamic configs for topic cfg are:",
+                  "  retention.ms=1000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=1000}"}));
+
+    auto altered =
+        configs({"--topic", "cfg", "--alter", "--add-config", "cleanup.policy=[compact,delete],segment.bytes=1048576",
+                 "--delete-config", "retention.ms"});
+    ASSERT_EQ(altered.exit_code, 0) << altered.describe();
+    EXPECT_EQ(altered.out, "Completed updating config for topic cfg.\n");
+    auto line = lines_of(topics({"--describe", "--topic", "cfg"}).out).at(0);
+    EXPECT_EQ(configs_of(line), (std::set<std::string>{"cleanup.policy=compact", "delete", "segment.bytes=1048576"}))
+        << line;
+
+    auto invalid = configs({"--topic", "cfg", "--alter", "--delete-config", "retention.ms"});
+    EXPECT_EQ(invalid.exit_code, 1);
+    EXPECT_EQ(invalid.err, "Invalid config(s): retention.ms\n");
+    auto refused = configs({"--topic", "cfg", "--alter", "--add-config", "max.message.bytes=abc"});
+    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_NE(refused.err.find("Invalid value abc for configuration max.message.bytes"), std::string::npos)
+        << refused.err;
+}
+
 }  // namespace
 }  // namespace weir::compat

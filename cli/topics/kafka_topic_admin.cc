@@ -166,14 +166,44 @@ std::map<std::string, std::vector<ConfigEntry>> KafkaTopicAdmin::describe_config
         auto& entries = out[rd_kafka_ConfigResource_name(r)];
         std::size_t count = 0;
         const rd_kafka_ConfigEntry_t** configs = rd_kafka_ConfigResource_configs(r, &count);
+        const auto text = [](const char* v) { return v != nullptr ? std::optional<std::string>(v) : std::nullopt; };
         for (std::size_t j = 0; j < count; ++j) {
-            const char* value = rd_kafka_ConfigEntry_value(configs[j]);
-            entries.push_back({rd_kafka_ConfigEntry_name(configs[j]),
-                               value != nullptr ? std::optional<std::string>(value) : std::nullopt,
-                               rd_kafka_ConfigEntry_is_default(configs[j]) != 0});
+            const rd_kafka_ConfigEntry_t* c = configs[j];
+            ConfigEntry e{rd_kafka_ConfigEntry_name(c), text(rd_kafka_ConfigEntry_value(c)),
+                          rd_kafka_ConfigEntry_is_default(c) != 0};
+            e.source = rd_kafka_ConfigSource_name(rd_kafka_ConfigEntry_source(c));
+            e.sensitive = rd_kafka_ConfigEntry_is_sensitive(c) != 0;
+            std::size_t synonym_count = 0;
+            const rd_kafka_ConfigEntry_t** synonyms = rd_kafka_ConfigEntry_synonyms(c, &synonym_count);
+            for (std::size_t k = 0; k < synonym_count; ++k)
+                e.synonyms.push_back({rd_kafka_ConfigEntry_name(synonyms[k]),
+                                      text(rd_kafka_ConfigEntry_value(synonyms[k])),
+                                      rd_kafka_ConfigSource_name(rd_kafka_ConfigEntry_source(synonyms[k]))});
+            entries.push_back(std::move(e));
         }
     }
     return out;
+}
+
+void KafkaTopicAdmin::alter_topic_configs(const std::string& topic,
+                                          const std::vector<std::pair<std::string, std::string>>& configs) {
+    rdkafka::ConfigResource resource(rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str()));
+    for (const auto& [name, value] : configs)
+        if (const rd_kafka_resp_err_t err =
+                rd_kafka_ConfigResource_set_config(resource.get(), name.c_str(), value.c_str());
+            err != RD_KAFKA_RESP_ERR_NO_ERROR)
+            throw AdminError(err, rd_kafka_err2str(err));
+    rd_kafka_ConfigResource_t* resources[] = {resource.get()};
+    const rdkafka::Event ev = run_admin(
+        RD_KAFKA_ADMIN_OP_ALTERCONFIGS, "alter configs", false,
+        [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) { rd_kafka_AlterConfigs(client(), resources, 1, o, q); });
+    std::size_t n = 0;
+    const rd_kafka_ConfigResource_t** results =
+        rd_kafka_AlterConfigs_result_resources(rd_kafka_event_AlterConfigs_result(ev.get()), &n);
+    for (std::size_t i = 0; i < n; ++i)
+        if (const rd_kafka_resp_err_t err = rd_kafka_ConfigResource_error(results[i]);
+            err != RD_KAFKA_RESP_ERR_NO_ERROR)
+            throw_broker_error(err, rd_kafka_ConfigResource_error_string(results[i]));
 }
 
 std::vector<std::int32_t> KafkaTopicAdmin::live_brokers() {

@@ -26,6 +26,8 @@ public:
     void create_topic(const NewTopic& topic) override;
     void create_partitions(const std::vector<NewPartitions>& increases) override;
     void delete_topics(const std::vector<std::string>& topics) override;
+    void alter_topic_configs(const std::string& topic,
+                             const std::vector<std::pair<std::string, std::string>>& configs) override;
 
 private:
     rd_kafka_t* client() const;  // throws once the handle was given up after a stuck call

@@ -39,10 +39,19 @@ struct TopicDescription {
     std::vector<PartitionInfo> partitions;  // sorted by partition
 };
 
+struct ConfigSynonym {
+    std::string name;
+    std::optional<std::string> value;
+    std::string source;  // Kafka's ConfigSource name: DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG, ...
+};
+
 struct ConfigEntry {
     std::string name;
     std::optional<std::string> value;  // none: null (a sensitive or unset value)
     bool is_default = false;           // its source is the built-in default
+    std::string source;                // Kafka's ConfigSource name, when the cluster says
+    bool sensitive = false;
+    std::vector<ConfigSynonym> synonyms;  // the value's sources, most specific first
 };
 
 struct NewTopic {
@@ -82,6 +91,10 @@ public:
     // All or nothing from the caller's view: throws the first topic's error.
     virtual void create_partitions(const std::vector<NewPartitions>& increases) = 0;
     virtual void delete_topics(const std::vector<std::string>& topics) = 0;
+    // Replaces the topic's dynamic configs with `configs` (AlterConfigs: what
+    // is not named returns to its default).
+    virtual void alter_topic_configs(const std::string& topic,
+                                     const std::vector<std::pair<std::string, std::string>>& configs) = 0;
 };
 
 }  // namespace weir::cli::topics

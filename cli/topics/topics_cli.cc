@@ -5,7 +5,7 @@
 #include <charconv>
 #include <iostream>
 
-#include "broker/config/properties.h"
+#include "cli/topics/admin_config.h"
 #include "cli/topics/kafka_topic_admin.h"
 #include "cli/topics/topic_commands.h"
 #include "cli/topics/topics_args.h"
@@ -17,34 +17,6 @@ namespace {
 
 constexpr int kOk = 0;
 constexpr int kFailed = 1;
-
-constexpr std::int64_t kMaxTimeoutMs = 86'400'000;  // a day; keeps every derived wait within an int
-
-// The Java client's own timeout key sets our bound; the rest go to librdkafka, except the keys it
-// does not know, which are dropped with the Java client's warning for an unknown key.
-AdminConfig admin_config(const TopicsOptions& o, std::ostream& err) {
-    AdminConfig config;
-    config.bootstrap = o.bootstrap;
-    if (!o.command_config) return config;
-    auto properties = weir::config::load_properties_file(*o.command_config);
-    if (auto it = properties.find("default.api.timeout.ms"); it != properties.end()) {
-        std::int64_t ms = 0;
-        const std::string& text = it->second;
-        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
-        if (ec != std::errc{} || ptr != text.data() + text.size() || ms <= 0 || ms > kMaxTimeoutMs)
-            throw std::runtime_error(
-                fmt::format("Invalid value {} for configuration default.api.timeout.ms: expected milliseconds in 1..{}",
-                            text, kMaxTimeoutMs));
-        config.timeout = std::chrono::milliseconds(ms);
-        properties.erase(it);
-    }
-    for (const auto& key : unknown_client_properties(properties)) {
-        err << "WARN The configuration '" << key << "' was supplied but isn't a known config.\n";
-        properties.erase(key);
-    }
-    config.properties.assign(properties.begin(), properties.end());
-    return config;
-}
 
 // Kafka prints this line on stdout and logs the exception on stderr; scripts read either.
 void report_failure(const std::string& message, const std::string& hint, std::ostream& out, std::ostream& err) {
@@ -72,7 +44,7 @@ int run_topics(const std::vector<std::string>& args, std::ostream& out, std::ost
     AdminConfig config;
     std::unique_ptr<TopicAdmin> admin;
     try {
-        config = admin_config(o, err);
+        config = admin_config(o.bootstrap, o.command_config, err);
         admin = admin_factory ? admin_factory(config) : std::make_unique<KafkaTopicAdmin>(config);
     } catch (const std::exception& e) {
         err << e.what() << '\n';

@@ -94,8 +94,14 @@ public:
             const auto& t = c_.topics.at(name);
             auto& entries = out[name];
             for (const auto& [key, value] : c_.defaults)
-                if (!t.overrides.contains(key)) entries.push_back({key, value, true});
-            for (const auto& [key, value] : t.overrides) entries.push_back({key, value, false});
+                if (!t.overrides.contains(key))
+                    entries.push_back({key, value, true, "DEFAULT_CONFIG", false, {{key, value, "DEFAULT_CONFIG"}}});
+            for (const auto& [key, value] : t.overrides) {
+                std::vector<ConfigSynonym> synonyms{{key, value, "DYNAMIC_TOPIC_CONFIG"}};
+                if (auto d = c_.defaults.find(key); d != c_.defaults.end())
+                    synonyms.push_back({"log." + key, d->second, "DEFAULT_CONFIG"});
+                entries.push_back({key, value, false, "DYNAMIC_TOPIC_CONFIG", false, synonyms});
+            }
         }
         return out;
     }
@@ -123,6 +129,15 @@ public:
         }
         t.overrides.insert(topic.configs.begin(), topic.configs.end());
         c_.topics[topic.name] = std::move(t);
+    }
+
+    void alter_topic_configs(const std::string& topic,
+                             const std::vector<std::pair<std::string, std::string>>& configs) override {
+        c_.calls.push_back("alter configs " + topic);
+        c_.maybe_fail();
+        auto it = c_.topics.find(topic);
+        if (it == c_.topics.end()) throw AdminError(3, "This server does not host this topic-partition.");
+        it->second.overrides = {configs.begin(), configs.end()};
     }
 
     void create_partitions(const std::vector<NewPartitions>& increases) override {

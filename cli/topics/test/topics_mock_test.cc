@@ -42,6 +42,10 @@ public:
     void create_topic(const NewTopic& topic) override { real_.create_topic(topic); }
     void create_partitions(const std::vector<NewPartitions>& increases) override { real_.create_partitions(increases); }
     void delete_topics(const std::vector<std::string>& topics) override { real_.delete_topics(topics); }
+    void alter_topic_configs(const std::string& topic,
+                             const std::vector<std::pair<std::string, std::string>>& configs) override {
+        real_.alter_topic_configs(topic, configs);
+    }
 
 private:
     KafkaTopicAdmin real_;
