@@ -2,8 +2,8 @@
 """Hostile Kafka connections for bench/run_hostile_bench.sh: half declare
 100 MB request frames and send 1 KB of them, then hold; half pipeline 40
 Fetch v4 requests of 1 MB each and never read an answer. Holds them until
-SIGTERM (or --seconds), re-opening any the broker closes (so the load stays
-at --connections), and prints how many were reopened.
+SIGTERM (or --seconds), re-opening frame holders the broker closes (after
+weir.connection.stall.timeout.ms), and prints how many were reopened.
 
     bench/hostile_clients.py --port P --topic T [--connections 1000] [--seconds 600] [--kinds frame,fetch]
 """

@@ -51,8 +51,7 @@ bool Listener::resume() {
         logging::error("listener {}: cannot bind {} again: {}", name_, endpoint_.port(), e.what());
         return false;
     }
-    ++generation_;
-    start();
+    start();  // pause() already ended the old loop's generation
     return true;
 }
 

@@ -89,11 +89,13 @@ void Segment::append(std::span<const std::uint8_t> batches) {
     // Index space first (on a full disk nothing is written then), the log
     // next: a crash between the log and its index leaves an index that is
     // merely behind, which recovery rebuilds anyway.
-    std::size_t count = 0;
-    for (std::size_t pos = 0; pos < batches.size(); ++count)
-        pos += records::parse_batch_header(batches.subspan(pos)).total_size();
-    offset_index_.reserve(count);
-    time_index_.reserve(count);
+    // Each index gets at most one entry per batch, and after its first only
+    // once index.interval.bytes more have been appended: a bound without
+    // parsing the batches twice.
+    const auto most_entries =
+        batches.size() / std::max<std::size_t>(records::kBatchHeaderSize, options_.index_interval_bytes) + 1;
+    offset_index_.reserve(most_entries);
+    time_index_.reserve(most_entries);
     try {
         log_.pwrite_all(batches, start);
     } catch (const StorageError&) {

@@ -15,23 +15,11 @@ struct Manager : ::testing::Test {
     TempDir tmp;
     std::vector<std::filesystem::path> dirs{tmp.path() / "d1", tmp.path() / "d2", tmp.path() / "d3"};
 
-    static LogConfig small() {
-        LogConfig c;
-        c.segment_bytes = 1500;
-        c.index_interval_bytes = 300;
-        return c;
-    }
     std::unique_ptr<LogManager> open(std::vector<std::filesystem::path> log_dirs = {}) {
         LogManagerOptions o;
         o.log_dirs = log_dirs.empty() ? dirs : log_dirs;
-        o.config_for_topic = [](const std::string&) { return small(); };
+        o.config_for_topic = [](const std::string&) { return test::small_segments(); };
         return std::make_unique<LogManager>(o);
-    }
-    static void fill(PartitionLog& log, int n) {
-        for (int i = 0; i < n; ++i) {
-            auto b = test::make_batch(4, 100);
-            log.append(b);
-        }
     }
 };
 
@@ -41,13 +29,13 @@ TEST_F(Manager, SpreadsPartitionsOverDirsAndFindsThemAgain) {
     tps.push_back({"a-b-c", 12});
     {
         auto manager = open();
-        for (const auto& tp : tps) fill(*manager->get_or_create(tp, small()), 3);
+        for (const auto& tp : tps) test::append_batches(*manager->get_or_create(tp, test::small_segments()), 3);
         std::map<std::filesystem::path, int> per_dir;
         for (const auto& tp : tps) ++per_dir[manager->dir_of(tp)];
         EXPECT_EQ(per_dir.size(), 3u);
         for (const auto& [d, n] : per_dir) EXPECT_GE(n, 2);
         EXPECT_TRUE(std::filesystem::exists(manager->dir_of(tps[0]) / "my-topic.v2-0" / "00000000000000000000.log"));
-        EXPECT_EQ(manager->get_or_create(tps[0], small()), manager->get(tps[0]));
+        EXPECT_EQ(manager->get_or_create(tps[0], test::small_segments()), manager->get(tps[0]));
         manager->shutdown();
     }
     auto manager = open();
@@ -61,7 +49,7 @@ TEST_F(Manager, SpreadsPartitionsOverDirsAndFindsThemAgain) {
 TEST_F(Manager, CleanShutdownMarkerLifecycle) {
     {
         auto manager = open();
-        fill(*manager->get_or_create({"t", 0}, small()), 2);
+        test::append_batches(*manager->get_or_create({"t", 0}, test::small_segments()), 2);
         manager->shutdown();
     }
     for (const auto& d : dirs) EXPECT_TRUE(std::filesystem::exists(d / ".kafka_cleanshutdown"));
@@ -69,7 +57,7 @@ TEST_F(Manager, CleanShutdownMarkerLifecycle) {
         auto manager = open();
         for (std::size_t i = 0; i < dirs.size(); ++i) EXPECT_TRUE(manager->dir_was_clean(i));
         for (const auto& d : dirs) EXPECT_FALSE(std::filesystem::exists(d / ".kafka_cleanshutdown"));
-        fill(*manager->get({"t", 0}), 1);
+        test::append_batches(*manager->get({"t", 0}), 1);
         // No shutdown(): a crash.
     }
     auto manager = open();
@@ -80,8 +68,8 @@ TEST_F(Manager, CleanShutdownMarkerLifecycle) {
 TEST_F(Manager, DeleteRecordsSurvivesUncleanRestart) {
     {
         auto manager = open();
-        auto log = manager->get_or_create({"dr", 0}, small());
-        fill(*log, 10);
+        auto log = manager->get_or_create({"dr", 0}, test::small_segments());
+        test::append_batches(*log, 10);
         ASSERT_EQ(log->delete_records_before(17), ErrorCode::none);
         // Crash right after: the checkpoint hook already wrote the new start.
     }
@@ -98,8 +86,8 @@ TEST_F(Manager, UncleanRestartUsesRecoveryPointCheckpoint) {
     std::vector<std::int64_t> bases;
     {
         auto manager = open({dirs[0]});
-        auto log = manager->get_or_create({"rp", 0}, small());
-        fill(*log, 12);  // rolls flush and checkpoint
+        auto log = manager->get_or_create({"rp", 0}, test::small_segments());
+        test::append_batches(*log, 12);  // rolls flush and checkpoint
         bases = log->segment_base_offsets();
         partition_dir = manager->dir_of({"rp", 0}) / "rp-0";
     }
@@ -115,7 +103,7 @@ TEST_F(Manager, UncleanRestartUsesRecoveryPointCheckpoint) {
 
 TEST_F(Manager, CheckpointFilesUseKafkaFormat) {
     auto manager = open({dirs[0]});
-    fill(*manager->get_or_create({"cp", 1}, small()), 10);
+    test::append_batches(*manager->get_or_create({"cp", 1}, test::small_segments()), 10);
     manager->checkpoint();
     std::ifstream in(dirs[0] / "recovery-point-offset-checkpoint");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -129,8 +117,8 @@ TEST_F(Manager, CheckpointFilesUseKafkaFormat) {
 TEST_F(Manager, RemoveDeletesDataAndLeftoverDeleteDirsGoAtStartup) {
     {
         auto manager = open();
-        auto log = manager->get_or_create({"gone", 0}, small());
-        fill(*log, 3);
+        auto log = manager->get_or_create({"gone", 0}, test::small_segments());
+        test::append_batches(*log, 3);
         auto parent = manager->dir_of({"gone", 0});
         EXPECT_TRUE(manager->remove({"gone", 0}));
         EXPECT_FALSE(manager->remove({"gone", 0}));
@@ -167,9 +155,9 @@ TEST_F(Manager, PartitionInTwoDirsIsAnError) {
 
 TEST_F(Manager, RetentionAndTopicConfig) {
     auto manager = open();
-    auto log = manager->get_or_create({"r", 0}, small());
-    fill(*log, 12);
-    auto config = small();
+    auto log = manager->get_or_create({"r", 0}, test::small_segments());
+    test::append_batches(*log, 12);
+    auto config = test::small_segments();
     config.retention_bytes = 0;
     manager->set_topic_config("r", config);
     // Nothing the partition layer has not made visible ages out.
@@ -219,8 +207,8 @@ TEST(CheckpointFile, RoundTripMissingAndMalformed) {
 
 TEST_F(Manager, CheckpointsAreRewrittenOnlyWhenTheyChange) {
     auto manager = open({dirs[0]});
-    auto log = manager->get_or_create({"t", 0}, small());
-    fill(*log, 2);
+    auto log = manager->get_or_create({"t", 0}, test::small_segments());
+    test::append_batches(*log, 2);
     const auto file = dirs[0] / kRecoveryPointCheckpointFile;
     auto inode = [&] {
         struct stat st {};

@@ -13,23 +13,11 @@ using test::TempDir;
 struct Scrubber : ::testing::Test {
     TempDir tmp;
 
-    static LogConfig small() {
-        LogConfig c;
-        c.segment_bytes = 1500;  // a few batches per segment
-        c.index_interval_bytes = 300;
-        return c;
-    }
     std::unique_ptr<LogManager> open() {
         LogManagerOptions o;
         o.log_dirs = {tmp.path() / "d"};
-        o.config_for_topic = [](const std::string&) { return small(); };
+        o.config_for_topic = [](const std::string&) { return test::small_segments(); };
         return std::make_unique<LogManager>(o);
-    }
-    static void fill(PartitionLog& log, int n) {
-        for (int i = 0; i < n; ++i) {
-            auto b = test::make_batch(4, 100);
-            log.append(b);
-        }
     }
     // Steps of `bytes` until a pass ends (bounded); the findings of all of them.
     static std::vector<ScrubFinding> one_pass(LogScrubber& s, std::size_t bytes, int* steps = nullptr) {
@@ -46,10 +34,10 @@ struct Scrubber : ::testing::Test {
 
 TEST_F(Scrubber, ChecksEveryClosedSegmentWithinItsByteBudgetAndFindsNothingOnHealthyLogs) {
     auto manager = open();
-    auto a = manager->get_or_create({"a", 0}, small());
-    auto b = manager->get_or_create({"b", 1}, small());
-    fill(*a, 12);
-    fill(*b, 6);
+    auto a = manager->get_or_create({"a", 0}, test::small_segments());
+    auto b = manager->get_or_create({"b", 1}, test::small_segments());
+    test::append_batches(*a, 12);
+    test::append_batches(*b, 6);
     std::uint64_t closed_bytes = 0;
     std::size_t closed = 0;
     for (const auto& log : {a, b}) {
@@ -73,8 +61,8 @@ TEST_F(Scrubber, ChecksEveryClosedSegmentWithinItsByteBudgetAndFindsNothingOnHea
 
 TEST_F(Scrubber, ReportsAFlippedByteOnceWithFileAndPosition) {
     auto manager = open();
-    auto log = manager->get_or_create({"rot", 0}, small());
-    fill(*log, 12);
+    auto log = manager->get_or_create({"rot", 0}, test::small_segments());
+    test::append_batches(*log, 12);
     const auto& segments = log->segments();
     const auto& second = std::next(segments.begin())->second;
     ASSERT_NE(std::next(segments.begin(), 2), segments.end());  // the second segment is closed
@@ -96,8 +84,8 @@ TEST_F(Scrubber, ReportsAFlippedByteOnceWithFileAndPosition) {
 
 TEST_F(Scrubber, SegmentsDeletedDuringAPassAreSkipped) {
     auto manager = open();
-    auto log = manager->get_or_create({"gone", 0}, small());
-    fill(*log, 12);
+    auto log = manager->get_or_create({"gone", 0}, test::small_segments());
+    test::append_batches(*log, 12);
     LogScrubber s(*manager);
     EXPECT_TRUE(s.step(100).empty());  // the pass is planned and under way
     manager->remove({"gone", 0});

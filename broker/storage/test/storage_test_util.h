@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "broker/common/temp_dir.h"
+#include "broker/storage/log_config.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::storage::test {
@@ -49,6 +50,20 @@ inline std::vector<records::BatchHeader> headers_of(std::span<const std::uint8_t
 template <typename Log>
 auto append_batch(Log& log, wire::Bytes batch) {
     return log.append(batch);
+}
+
+// A few batches of append_batches() per segment, for tests that need many segments.
+inline LogConfig small_segments() {
+    LogConfig c;
+    c.segment_bytes = 1500;
+    c.index_interval_bytes = 300;
+    return c;
+}
+
+// Appends `n` batches of 4 records of 100 bytes.
+template <typename Log>
+void append_batches(Log& log, int n) {
+    for (int i = 0; i < n; ++i) append_batch(log, make_batch(4, 100));
 }
 
 inline std::uintmax_t file_size(const std::filesystem::path& p) { return std::filesystem::file_size(p); }
