@@ -49,6 +49,12 @@ public:
     virtual Task<msg::ListGroupsResponse> list_groups(const Ctx&, msg::ListGroupsRequest) = 0;
     virtual Task<msg::DeleteGroupsResponse> delete_groups(const Ctx&, msg::DeleteGroupsRequest) = 0;
     virtual Task<msg::OffsetDeleteResponse> offset_delete(const Ctx&, msg::OffsetDeleteRequest) = 0;
+
+    // A transaction's COMMIT or ABORT marker for `producer_id` is in
+    // `offsets_partition` of __consumer_offsets and replicated (WriteTxnMarkers):
+    // the offsets it committed through TxnOffsetCommit become visible or are
+    // dropped (Kafka's GroupCoordinator.onTransactionCompleted).
+    virtual void complete_transaction(std::int32_t offsets_partition, std::int64_t producer_id, bool commit) = 0;
 };
 
 }  // namespace weir::handlers

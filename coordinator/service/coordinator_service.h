@@ -61,6 +61,7 @@ public:
     Task<msg::ListGroupsResponse> list_groups(const Ctx&, msg::ListGroupsRequest) override;
     Task<msg::DeleteGroupsResponse> delete_groups(const Ctx&, msg::DeleteGroupsRequest) override;
     Task<msg::OffsetDeleteResponse> offset_delete(const Ctx&, msg::OffsetDeleteRequest) override;
+    void complete_transaction(std::int32_t offsets_partition, std::int64_t producer_id, bool commit) override;
 
     // ---- observability and tests ----
     [[nodiscard]] const GroupManager& manager() const { return core_; }
