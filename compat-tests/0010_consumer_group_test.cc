@@ -55,7 +55,7 @@ TEST(ConsumerGroup, AssignmentsStayDisjointAndCompleteAsMembersJoinAndLeave) {
     ASSERT_NE(idle, members.end());
     auto busy = std::find_if(members.begin(), members.end(), [](const auto& m) { return !m->assignment()->empty(); });
     auto started = std::chrono::steady_clock::now();
-    ASSERT_TRUE((*busy)->terminate());
+    ASSERT_TRUE((*busy)->terminate()) << (*busy)->output();
     EXPECT_TRUE((*busy)->closed());
     view.erase(std::find(view.begin(), view.end(), busy->get()));
     ASSERT_TRUE(wait_until(

@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -53,35 +54,41 @@ inline std::string env_or(const char* name, const char* fallback) {
     return v ? v : fallback;
 }
 
-inline std::string partitions_text(const std::vector<RdKafka::TopicPartition*>& parts) {
-    std::set<int> ids;
-    for (auto* p : parts) ids.insert(p->partition());
+inline std::string partitions_text(const std::set<int>& ids) {
     std::string out;
     for (int id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
     return out;
 }
 
+// Keeps its own copy of the assignment: asking librdkafka 2.0.2 for it
+// (assignment()) from the revoke that close() runs can race the group's
+// termination and wait forever for a reply.
 class ChildRebalance : public RdKafka::RebalanceCb {
 public:
     void rebalance_cb(RdKafka::KafkaConsumer* c, RdKafka::ErrorCode err,
                       std::vector<RdKafka::TopicPartition*>& parts) override {
         const bool cooperative = c->rebalance_protocol() == "COOPERATIVE";
         if (err == RdKafka::ERR__ASSIGN_PARTITIONS) {
-            if (cooperative)
+            if (cooperative) {
                 delete c->incremental_assign(parts);
-            else
+            } else {
                 c->assign(parts);
+                owned_.clear();
+            }
+            for (auto* p : parts) owned_.insert(p->partition());
         } else if (cooperative && !c->assignment_lost()) {
             delete c->incremental_unassign(parts);
+            for (auto* p : parts) owned_.erase(p->partition());
         } else {
             c->unassign();
+            owned_.clear();
         }
-        std::vector<RdKafka::TopicPartition*> now;
-        c->assignment(now);
-        std::printf("ASSIGNED %s\n", partitions_text(now).c_str());
+        std::printf("ASSIGNED %s\n", partitions_text(owned_).c_str());
         std::fflush(stdout);
-        RdKafka::TopicPartition::destroy(now);
     }
+
+private:
+    std::set<int> owned_;
 };
 
 inline int run_child() {
@@ -285,7 +292,9 @@ private:
 
     void parse(const std::string& line) {
         std::lock_guard lock(mu_);
-        if (lines_.size() < 5000) lines_.push_back(line);
+        // The newest lines say why a child is stuck: keep those.
+        if (lines_.size() == 5000) lines_.pop_front();
+        lines_.push_back(line);
         std::istringstream in(line);
         std::string word;
         in >> word;
@@ -321,7 +330,7 @@ private:
     std::vector<Consumed> messages_;
     std::map<int, std::int64_t> committed_;
     bool closed_ = false;
-    std::vector<std::string> lines_;
+    std::deque<std::string> lines_;
 };
 
 // True when the members' current assignments are disjoint, cover 0..partitions-1

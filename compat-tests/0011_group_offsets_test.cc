@@ -27,7 +27,7 @@ TEST(GroupOffsets, NewMemberResumesFromTheCommittedOffsetAfterARestart) {
     {
         ConsumerProcess first(broker.bootstrap(), "resumers", topic);
         ASSERT_TRUE(wait_until([&] { return committed_total(first) == 100; }, 20s)) << first.output();
-        ASSERT_TRUE(first.terminate());
+        ASSERT_TRUE(first.terminate()) << first.output();
     }
     ASSERT_EQ(broker.restart(), 0);
     produce(broker, topic, 100, "b");

@@ -18,8 +18,11 @@ TEST(StaticMembership, RestartedMemberGetsItsPartitionsBackWithoutARebalance) {
     broker.start();
     const std::string topic = "static";
     create_topic(broker, topic);
-    const std::map<std::string, std::string> s1_conf{{"group.instance.id", "s1"}, {"session.timeout.ms", "6000"}};
-    const std::map<std::string, std::string> s2_conf{{"group.instance.id", "s2"}, {"session.timeout.ms", "6000"}};
+    // cgrp debug lines land in output(), shown if a step below fails.
+    const std::map<std::string, std::string> s1_conf{
+        {"group.instance.id", "s1"}, {"session.timeout.ms", "6000"}, {"debug", "cgrp"}};
+    const std::map<std::string, std::string> s2_conf{
+        {"group.instance.id", "s2"}, {"session.timeout.ms", "6000"}, {"debug", "cgrp"}};
     ConsumerProcess s1(broker.bootstrap(), "statics", topic, s1_conf);
     auto s2 = std::make_unique<ConsumerProcess>(broker.bootstrap(), "statics", topic, s2_conf);
     std::vector<const ConsumerProcess*> both{&s1, s2.get()};
@@ -30,7 +33,7 @@ TEST(StaticMembership, RestartedMemberGetsItsPartitionsBackWithoutARebalance) {
     const auto s2_partitions = *s2->assignment();
 
     // A static member leaves no LeaveGroup behind: its slot waits for it.
-    ASSERT_TRUE(s2->terminate());
+    ASSERT_TRUE(s2->terminate()) << "s2 did not close:\n" << s2->output();
     s2 = std::make_unique<ConsumerProcess>(broker.bootstrap(), "statics", topic, s2_conf);
     ASSERT_TRUE(wait_until([&] { return s2->assignment().has_value(); }, 20s)) << s2->output();
     EXPECT_EQ(*s2->assignment(), s2_partitions);
@@ -74,7 +77,7 @@ TEST(CooperativeSticky, MembersKeepTheirPartitionsWhileOthersJoinAndLeave) {
     produce(broker, topic, 100, "q");
     ASSERT_TRUE(wait_until([&] { return values(three).size() == 200; }, 20s)) << values(three).size();
 
-    ASSERT_TRUE(c->terminate());
+    ASSERT_TRUE(c->terminate()) << "c did not close:\n" << c->output();
     ASSERT_TRUE(wait_until([&] { return group::balanced(two, kPartitions, {2, 2}); }, 20s)) << group::describe(two);
     produce(broker, topic, 100, "r");
     // Each partition has its own order: wait for every value, not the last one sent.
