@@ -16,6 +16,7 @@
 #include "messages/offset_delete.h"
 #include "messages/offset_fetch.h"
 #include "messages/sync_group.h"
+#include "messages/txn_offset_commit.h"
 
 namespace weir::handlers {
 
@@ -49,6 +50,7 @@ public:
     virtual Task<msg::ListGroupsResponse> list_groups(const Ctx&, msg::ListGroupsRequest) = 0;
     virtual Task<msg::DeleteGroupsResponse> delete_groups(const Ctx&, msg::DeleteGroupsRequest) = 0;
     virtual Task<msg::OffsetDeleteResponse> offset_delete(const Ctx&, msg::OffsetDeleteRequest) = 0;
+    virtual Task<msg::TxnOffsetCommitResponse> txn_offset_commit(const Ctx&, msg::TxnOffsetCommitRequest) = 0;
 
     // A transaction's COMMIT or ABORT marker for `producer_id` is in
     // `offsets_partition` of __consumer_offsets and replicated (WriteTxnMarkers):

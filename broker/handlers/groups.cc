@@ -34,5 +34,8 @@ Task<msg::DeleteGroupsResponse> handle(BrokerContext& b, const RequestContext& c
 Task<msg::OffsetDeleteResponse> handle(BrokerContext& b, const RequestContext& c, msg::OffsetDeleteRequest r) {
     return b.groups().offset_delete(c, std::move(r));
 }
+Task<msg::TxnOffsetCommitResponse> handle(BrokerContext& b, const RequestContext& c, msg::TxnOffsetCommitRequest r) {
+    return b.groups().txn_offset_commit(c, std::move(r));
+}
 
 }  // namespace weir::handlers

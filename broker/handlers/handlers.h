@@ -72,6 +72,7 @@ Task<msg::DescribeGroupsResponse> handle(BrokerContext&, const RequestContext&, 
 Task<msg::ListGroupsResponse> handle(BrokerContext&, const RequestContext&, msg::ListGroupsRequest);
 Task<msg::DeleteGroupsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteGroupsRequest);
 Task<msg::OffsetDeleteResponse> handle(BrokerContext&, const RequestContext&, msg::OffsetDeleteRequest);
+Task<msg::TxnOffsetCommitResponse> handle(BrokerContext&, const RequestContext&, msg::TxnOffsetCommitRequest);
 
 template <typename Request>
 concept Handles = requires(BrokerContext& b, const RequestContext& c, Request r) {

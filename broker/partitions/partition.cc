@@ -349,7 +349,7 @@ std::optional<std::int32_t> Partition::latest_epoch() const {
     return epoch_starts_.back().first;
 }
 
-AppendResult Partition::append(std::span<std::uint8_t> batches) {
+AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin origin) {
     AppendResult result;
     if (auto error = check_leader(kNoLeaderEpoch, true); error != ErrorCode::none) {
         result.error = error;
@@ -372,7 +372,7 @@ AppendResult Partition::append(std::span<std::uint8_t> batches) {
         result.error_message = e.what();
         return result;
     }
-    auto producers = producer_state_.prepare(headers, AppendOrigin::client);
+    auto producers = producer_state_.prepare(headers, origin);
     if (producers.error != ErrorCode::none) {
         result.error = producers.error;
         result.error_message = std::move(producers.error_message);

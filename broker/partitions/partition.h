@@ -229,8 +229,9 @@ public:
     // place). On a single node the high watermark follows at once. Batches
     // of idempotent producers are checked against the producer state first;
     // a retried batch is answered with the offsets it got the first time and
-    // not written again.
-    AppendResult append(std::span<std::uint8_t> batches);
+    // not written again. A coordinator's transactional writes (`origin`
+    // coordinator) have their epochs checked but carry no sequence numbers.
+    AppendResult append(std::span<std::uint8_t> batches, AppendOrigin origin = AppendOrigin::client);
     // acks=all: resolves with none once the high watermark reaches `offset`,
     // REQUEST_TIMED_OUT at `deadline`, NOT_LEADER_OR_FOLLOWER if leadership
     // is lost, the stop reason if the partition stops. Does not suspend when

@@ -96,7 +96,7 @@ ProducerAppend ProducerStateManager::prepare(std::span<const records::BatchHeade
         if (batch.producer_epoch < updated.epoch) {
             auto message = "Epoch of " + where() + " is " + std::to_string(batch.producer_epoch) +
                            ", which is smaller than the last seen epoch " + std::to_string(updated.epoch);
-            if (origin == AppendOrigin::client) return fail(ErrorCode::invalid_producer_epoch, std::move(message));
+            if (origin != AppendOrigin::replication) return fail(ErrorCode::invalid_producer_epoch, std::move(message));
             logging::warn("{}", message);
         }
         // checkSequence: a new epoch starts at 0; within an epoch each batch

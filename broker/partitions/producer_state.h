@@ -64,10 +64,11 @@ struct ProducerEntry {
     bool operator==(const ProducerEntry&) const = default;
 };
 
-// Who is appending: a client (a leader's produce: every check), or the
-// replication and recovery paths (data the leader accepted: an older epoch is
-// only logged, sequences are not checked).
-enum class AppendOrigin { client, replication };
+// Who is appending: a client (a leader's produce: every check), a coordinator
+// writing its own transactional records (epochs checked, no sequence numbers),
+// or the replication and recovery paths (data the leader accepted: an older
+// epoch is only logged, sequences are not checked).
+enum class AppendOrigin { client, coordinator, replication };
 
 // The producer state an append would leave, computed before it is written.
 struct ProducerAppend {

@@ -294,6 +294,23 @@ const OffsetAndMetadata* Group::offset(const TopicPartition& tp) const {
     return it == offsets_.end() ? nullptr : &it->second;
 }
 
+bool Group::has_pending_offset_commit(const TopicPartition& tp) const {
+    if (pending_commits_.contains(tp)) return true;
+    return std::ranges::any_of(pending_txn_offsets_, [&](const auto& entry) { return entry.second.contains(tp); });
+}
+
+void Group::add_pending_txn_offsets(std::int64_t producer_id,
+                                    const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
+    auto& pending = pending_txn_offsets_[producer_id];
+    for (const auto& [tp, o] : offsets) pending[tp] = o;
+}
+
+void Group::complete_txn_offsets(std::int64_t producer_id, bool commit) {
+    auto node = pending_txn_offsets_.extract(producer_id);
+    if (node.empty() || !commit) return;
+    for (auto& [tp, o] : node.mapped()) offsets_[tp] = std::move(o);
+}
+
 void Group::prepare_offset_commit(const std::vector<TopicPartition>& tps) {
     for (const auto& tp : tps) ++pending_commits_[tp];
 }
@@ -309,8 +326,10 @@ std::vector<TopicPartition> Group::remove_offsets(const std::vector<TopicPartiti
     std::vector<TopicPartition> removed;
     for (const auto& tp : tps) {
         pending_commits_.erase(tp);
+        for (auto& [producer_id, pending] : pending_txn_offsets_) pending.erase(tp);
         if (offsets_.erase(tp) > 0) removed.push_back(tp);
     }
+    std::erase_if(pending_txn_offsets_, [](const auto& entry) { return entry.second.empty(); });
     return removed;
 }
 

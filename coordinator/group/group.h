@@ -129,10 +129,18 @@ public:
     void prepare_offset_commit(const std::vector<TopicPartition>& tps);
     // Ends an in-flight commit; on success the value becomes the committed offset.
     void complete_offset_commit(const TopicPartition& tp, const OffsetAndMetadata* value);
-    [[nodiscard]] bool has_pending_offset_commit(const TopicPartition& tp) const {
-        return pending_commits_.contains(tp);
+    [[nodiscard]] bool has_pending_offset_commit(const TopicPartition& tp) const;
+    [[nodiscard]] bool has_offsets() const {
+        return !offsets_.empty() || !pending_commits_.empty() || !pending_txn_offsets_.empty();
     }
-    [[nodiscard]] bool has_offsets() const { return !offsets_.empty() || !pending_commits_.empty(); }
+    // TxnOffsetCommit's offsets once appended: they wait for the transaction's
+    // marker (Kafka's pendingTransactionalOffsetCommits).
+    void add_pending_txn_offsets(std::int64_t producer_id, const std::map<TopicPartition, OffsetAndMetadata>& offsets);
+    // The marker: a commit makes them the committed offsets, an abort drops them.
+    void complete_txn_offsets(std::int64_t producer_id, bool commit);
+    [[nodiscard]] bool has_pending_txn_offsets(std::int64_t producer_id) const {
+        return pending_txn_offsets_.contains(producer_id);
+    }
     // Removes and returns the partitions that had a committed offset.
     std::vector<TopicPartition> remove_offsets(const std::vector<TopicPartition>& tps);
     std::vector<TopicPartition> remove_all_offsets();
@@ -175,6 +183,7 @@ private:
     std::optional<std::set<std::string>> subscribed_topics_;
     std::map<TopicPartition, OffsetAndMetadata> offsets_;
     std::map<TopicPartition, int> pending_commits_;  // in-flight commits per partition
+    std::map<std::int64_t, std::map<TopicPartition, OffsetAndMetadata>> pending_txn_offsets_;  // by producer id
 };
 
 }  // namespace weir::coordinator

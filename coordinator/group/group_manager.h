@@ -54,6 +54,17 @@ public:
     // After the append: on success the offsets become visible, else they are dropped.
     void complete_offset_commit(const std::string& group_id,
                                 const std::vector<std::pair<TopicPartition, OffsetAndMetadata>>& offsets, bool success);
+    // Kafka's TxnOffsetCommit checks (doTxnCommitOffsets): an unknown group is
+    // created Empty; the member and generation are checked only when named.
+    ErrorCode validate_txn_offset_commit(TimeMs now, const std::string& group_id, const std::string& member_id,
+                                         const std::optional<std::string>& instance_id, std::int32_t generation);
+    // Appended: the offsets wait for the transaction's marker.
+    void add_pending_txn_offsets(const std::string& group_id, std::int64_t producer_id,
+                                 const std::map<TopicPartition, OffsetAndMetadata>& offsets);
+    // `producer_id`'s marker reached the groups `selected` names: their
+    // pending offsets of it become committed (commit) or are dropped.
+    void complete_txn_offsets(std::int64_t producer_id, bool commit,
+                              const std::function<bool(const std::string&)>& selected);
     // `tps` nullopt: every committed partition.
     [[nodiscard]] std::vector<FetchedOffset> fetch_offsets(const std::string& group_id, bool require_stable,
                                                            const std::optional<std::vector<TopicPartition>>& tps) const;
@@ -79,8 +90,11 @@ public:
     // ---- loading ----
     // A group replayed from the log: Stable with its members if it has any
     // (their sessions start now), else Empty. `value` null: offsets only.
-    void load_group(TimeMs now, const std::string& group_id, const msg::GroupMetadataValue* value,
-                    std::map<TopicPartition, OffsetAndMetadata> offsets, Effects& out);
+    // `pending_txn_offsets`: by producer id, offsets of transactions without a marker yet.
+    void load_group(
+        TimeMs now, const std::string& group_id, const msg::GroupMetadataValue* value,
+        std::map<TopicPartition, OffsetAndMetadata> offsets, Effects& out,
+        const std::map<std::int64_t, std::map<TopicPartition, OffsetAndMetadata>>& pending_txn_offsets = {});
     // This broker stopped coordinating these groups: parked requests get NOT_COORDINATOR.
     void unload_groups(const std::function<bool(const std::string&)>& selected, Effects& out);
     // Shutdown: every parked request is answered with `error`.

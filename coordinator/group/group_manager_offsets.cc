@@ -43,6 +43,33 @@ ErrorCode GroupManager::validate_offset_commit(TimeMs now, const std::string& gr
     return ErrorCode::none;
 }
 
+ErrorCode GroupManager::validate_txn_offset_commit(TimeMs now, const std::string& group_id,
+                                                   const std::string& member_id,
+                                                   const std::optional<std::string>& instance_id,
+                                                   std::int32_t generation) {
+    Group* g = find_mut(group_id);
+    if (!g) g = &create_group(group_id, now);
+    if (g->is(GroupState::dead)) return ErrorCode::coordinator_not_available;
+    if (generation >= 0 || !member_id.empty() || instance_id) {
+        if (auto error = validate_current_member(*g, member_id, instance_id)) return *error;
+        if (generation != g->generation_id) return ErrorCode::illegal_generation;
+    }
+    return ErrorCode::none;
+}
+
+void GroupManager::add_pending_txn_offsets(const std::string& group_id, std::int64_t producer_id,
+                                           const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
+    Group* g = find_mut(group_id);
+    if (!g || g->is(GroupState::dead)) return;
+    g->add_pending_txn_offsets(producer_id, offsets);
+}
+
+void GroupManager::complete_txn_offsets(std::int64_t producer_id, bool commit,
+                                        const std::function<bool(const std::string&)>& selected) {
+    for (auto& [id, g] : groups_)
+        if (g->has_pending_txn_offsets(producer_id) && selected(id)) g->complete_txn_offsets(producer_id, commit);
+}
+
 void GroupManager::prepare_offset_commit(const std::string& group_id, const std::vector<TopicPartition>& tps) {
     if (Group* g = find_mut(group_id)) g->prepare_offset_commit(tps);
 }
@@ -184,8 +211,10 @@ std::vector<Tombstones> GroupManager::remove_topic_offsets(TimeMs now, const std
     return out;
 }
 
-void GroupManager::load_group(TimeMs now, const std::string& group_id, const msg::GroupMetadataValue* value,
-                              std::map<TopicPartition, OffsetAndMetadata> offsets, Effects& out) {
+void GroupManager::load_group(
+    TimeMs now, const std::string& group_id, const msg::GroupMetadataValue* value,
+    std::map<TopicPartition, OffsetAndMetadata> offsets, Effects& out,
+    const std::map<std::int64_t, std::map<TopicPartition, OffsetAndMetadata>>& pending_txn_offsets) {
     const bool has_members = value && !value->members.empty();
     auto& slot = groups_[group_id];
     slot = std::make_unique<Group>(group_id, has_members ? GroupState::stable : GroupState::empty, now);
@@ -213,6 +242,7 @@ void GroupManager::load_group(TimeMs now, const std::string& group_id, const msg
         g.refresh_subscribed_topics();
     }
     for (auto& [tp, o] : offsets) g.put_offset(tp, std::move(o));
+    for (const auto& [producer_id, pending] : pending_txn_offsets) g.add_pending_txn_offsets(producer_id, pending);
     // Members loaded from the log must show they are alive within a session.
     for (auto& [id, m] : g.members()) schedule_heartbeat(now, g, m, m.session_timeout_ms);
     if (g.size() > static_cast<std::size_t>(config_.max_size)) prepare_rebalance(now, g, out);

@@ -47,6 +47,11 @@ public:
     // A record of `partition` being loaded, in log order. Throws
     // wire::DecodeError for a record it cannot read (counted and skipped).
     virtual void replay(std::int32_t partition, const StoredRecord& record) = 0;
+    // A transaction marker of `partition` being loaded, in log order: the
+    // records of that producer's transaction replayed before it count
+    // (commit) or do not (abort). Internal topics without transactional
+    // writes have none.
+    virtual void replay_marker(std::int32_t /*partition*/, const StoredMarker& /*marker*/) {}
     // Every record of `partition` was replayed; requests for it are served from now on.
     virtual void loaded(std::int32_t partition) = 0;
     // This broker no longer leads `partition` (also during its load: what
@@ -127,6 +132,12 @@ public:
     // the write timeout, or the partition's error.
     Task<ErrorCode> await_replicated(Appended appended);
     Task<ErrorCode> write(std::int32_t partition, std::vector<KeyValue> records);
+    // Appends `records` as part of `producer`'s transaction (a transactional
+    // batch, as Kafka's group coordinator writes TxnOffsetCommit); they count
+    // for compaction once end_transaction says it committed.
+    Appended append_transactional(std::int32_t partition, TxnProducer producer, const std::vector<KeyValue>& records);
+    // The transaction's COMMIT or ABORT marker is in `partition`.
+    void end_transaction(std::int32_t partition, std::int64_t producer_id, bool commit);
 
     // ---- compaction (runtime_writes.cc) ----
     // Compacts `partition` if its policy says so (or `force`), and moves a log
@@ -153,6 +164,7 @@ private:
     };
 
     [[nodiscard]] TimeMs now() const { return options_.clock(); }
+    Appended append_batch(std::int32_t partition, const std::vector<KeyValue>& records, std::optional<TxnProducer> txn);
     [[nodiscard]] std::shared_ptr<partitions::Partition> partition(std::int32_t partition) const;
     void refresh_ownership();
     void on_metadata_change(const metadata::MetadataChange& change);

@@ -25,6 +25,28 @@ void LiveRecords::apply(wire::ByteSpan key_bytes, std::optional<wire::ByteSpan> 
     }
 }
 
+void LiveRecords::apply_transactional(std::int64_t producer_id, wire::ByteSpan key, std::optional<wire::ByteSpan> value,
+                                      TimeMs timestamp) {
+    auto& pending = open_[producer_id];
+    pending.push_back({std::string(key.begin(), key.end()),
+                       value ? std::optional<wire::Bytes>(wire::Bytes(value->begin(), value->end())) : std::nullopt});
+    // Counted now, as it is in the log now; superseded (dirty) if it aborts.
+    total_bytes_ += record_size(key.size(), value ? value->size() : 0);
+    if (!oldest_) oldest_ = timestamp;
+}
+
+void LiveRecords::end_transaction(std::int64_t producer_id, bool commit, TimeMs timestamp) {
+    auto node = open_.extract(producer_id);
+    if (node.empty() || !commit) return;
+    for (const auto& r : node.mapped()) {
+        const auto bytes = record_size(r.key.size(), r.value ? r.value->size() : 0);
+        // apply() counts the record again; it was counted when it was written.
+        auto key = wire::ByteSpan(reinterpret_cast<const std::uint8_t*>(r.key.data()), r.key.size());
+        apply(key, r.value ? std::optional<wire::ByteSpan>(wire::ByteSpan(*r.value)) : std::nullopt, timestamp);
+        total_bytes_ -= bytes;
+    }
+}
+
 double LiveRecords::dirty_ratio() const {
     if (total_bytes_ == 0) return 0.0;
     auto live = std::min(live_bytes_, total_bytes_);
@@ -32,7 +54,7 @@ double LiveRecords::dirty_ratio() const {
 }
 
 bool LiveRecords::should_compact(TimeMs now, const CompactionPolicy& policy) const {
-    if (total_bytes_ == 0) return false;
+    if (total_bytes_ == 0 || has_open_transactions()) return false;
     if (total_bytes_ >= policy.min_dirty_bytes && total_bytes_ > live_bytes_ &&
         dirty_ratio() >= policy.min_cleanable_dirty_ratio)
         return true;

@@ -29,6 +29,14 @@ class LiveRecords {
 public:
     // A record at the end of the log (appended or replayed), timestamp in ms.
     void apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value, TimeMs timestamp);
+    // A record of an open transaction: it takes effect if the producer's
+    // transaction commits and is only counted (as superseded) if it aborts.
+    void apply_transactional(std::int64_t producer_id, wire::ByteSpan key, std::optional<wire::ByteSpan> value,
+                             TimeMs timestamp);
+    void end_transaction(std::int64_t producer_id, bool commit, TimeMs timestamp);
+    // A compaction rewrites committed state only: while a transaction is open
+    // its records must stay where they are, above the log start.
+    [[nodiscard]] bool has_open_transactions() const { return !open_.empty(); }
 
     [[nodiscard]] std::size_t live_count() const { return live_.size(); }
     [[nodiscard]] std::size_t tombstone_count() const { return tombstones_.size(); }
@@ -50,11 +58,16 @@ private:
     };
     static std::uint64_t record_size(std::size_t key, std::size_t value) { return key + value + 24; }
 
+    struct TxnRecord {
+        std::string key;
+        std::optional<wire::Bytes> value;
+    };
     std::unordered_map<std::string, Entry> live_;
-    std::unordered_map<std::string, TimeMs> tombstones_;  // key -> when deleted
-    std::uint64_t live_bytes_ = 0;                        // live records and kept tombstones
-    std::uint64_t total_bytes_ = 0;                       // every record since the log start
-    std::optional<TimeMs> oldest_;                        // timestamp of the first record since the log start
+    std::unordered_map<std::int64_t, std::vector<TxnRecord>> open_;  // producer id -> its pending records
+    std::unordered_map<std::string, TimeMs> tombstones_;             // key -> when deleted
+    std::uint64_t live_bytes_ = 0;                                   // live records and kept tombstones
+    std::uint64_t total_bytes_ = 0;                                  // every record since the log start
+    std::optional<TimeMs> oldest_;  // timestamp of the first record since the log start
 };
 
 }  // namespace weir::coordinator::runtime

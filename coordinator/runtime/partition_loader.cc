@@ -59,15 +59,24 @@ Task<void> CoordinatorRuntime::load(std::int32_t p, std::uint64_t epoch) {
             if (log->stopped()) co_return;
             if (read.error != ErrorCode::none || read.records.empty()) break;
             try {
-                offset = for_each_record(read.records, offset, [&](const StoredRecord& r) {
-                    ++records;
-                    try {
-                        shard_.replay(p, r);
-                    } catch (const wire::DecodeError&) {
-                        ++bad_records;
-                    }
-                    live.apply(r.key, r.value, r.timestamp);
-                });
+                offset = for_each_record(
+                    read.records, offset,
+                    [&](const StoredRecord& r) {
+                        ++records;
+                        try {
+                            shard_.replay(p, r);
+                        } catch (const wire::DecodeError&) {
+                            ++bad_records;
+                        }
+                        if (r.txn_producer_id)
+                            live.apply_transactional(*r.txn_producer_id, r.key, r.value, r.timestamp);
+                        else
+                            live.apply(r.key, r.value, r.timestamp);
+                    },
+                    [&](const StoredMarker& m) {
+                        shard_.replay_marker(p, m);
+                        live.end_transaction(m.producer_id, m.commit, m.timestamp);
+                    });
             } catch (const wire::DecodeError& e) {
                 logging::error("{}-{}: unreadable batch at offset {}: {}; loaded what came before", name, p, offset,
                                e.what());

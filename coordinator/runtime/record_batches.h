@@ -20,21 +20,40 @@ struct KeyValue {
     std::optional<wire::Bytes> value;
 };
 
-// One v2 batch, CreateTime `timestamp` on every record (as Kafka's coordinator writes them).
-wire::Bytes build_batch(const std::vector<KeyValue>& records, TimeMs timestamp);
+// The producer of a transactional batch (TxnOffsetCommit's offsets).
+struct TxnProducer {
+    std::int64_t producer_id = -1;
+    std::int16_t producer_epoch = -1;
+};
+
+// One v2 batch, CreateTime `timestamp` on every record (as Kafka's coordinator
+// writes them); transactional and without sequence numbers when `txn` is given.
+wire::Bytes build_batch(const std::vector<KeyValue>& records, TimeMs timestamp,
+                        std::optional<TxnProducer> txn = std::nullopt);
 
 struct StoredRecord {
     std::int64_t offset = 0;
     TimeMs timestamp = 0;
     wire::ByteSpan key;
     std::optional<wire::ByteSpan> value;
+    // Set for a record of a transactional batch: it counts once its
+    // producer's COMMIT marker follows, never after an ABORT.
+    std::optional<std::int64_t> txn_producer_id;
+};
+
+// A COMMIT or ABORT marker (a control batch) read back.
+struct StoredMarker {
+    std::int64_t offset = 0;
+    TimeMs timestamp = 0;
+    std::int64_t producer_id = -1;
+    bool commit = false;
 };
 
 // Calls `fn` for every record of the concatenated v2 batches in `data` at
-// offset >= `from` (control batches and records without a key are skipped).
-// Returns the offset after the last batch seen. Throws wire::DecodeError on a
-// malformed batch.
-std::int64_t for_each_record(wire::ByteSpan data, std::int64_t from,
-                             const std::function<void(const StoredRecord&)>& fn);
+// offset >= `from` (records without a key are skipped), and `on_marker` for
+// every transaction marker. Returns the offset after the last batch seen.
+// Throws wire::DecodeError on a malformed batch.
+std::int64_t for_each_record(wire::ByteSpan data, std::int64_t from, const std::function<void(const StoredRecord&)>& fn,
+                             const std::function<void(const StoredMarker&)>& on_marker = {});
 
 }  // namespace weir::coordinator::runtime

@@ -19,6 +19,23 @@ bool CoordinatorRuntime::Appended::complete() const {
 }
 
 CoordinatorRuntime::Appended CoordinatorRuntime::append(std::int32_t p, const std::vector<KeyValue>& records) {
+    return append_batch(p, records, std::nullopt);
+}
+
+CoordinatorRuntime::Appended CoordinatorRuntime::append_transactional(std::int32_t p, TxnProducer producer,
+                                                                      const std::vector<KeyValue>& records) {
+    return append_batch(p, records, producer);
+}
+
+void CoordinatorRuntime::end_transaction(std::int32_t p, std::int64_t producer_id, bool commit) {
+    auto owned = owned_.find(p);
+    if (owned == owned_.end() || !owned->second.loaded) return;
+    owned->second.live.end_transaction(producer_id, commit, now());
+    maybe_compact(p, false);
+}
+
+CoordinatorRuntime::Appended CoordinatorRuntime::append_batch(std::int32_t p, const std::vector<KeyValue>& records,
+                                                              std::optional<TxnProducer> txn) {
     Appended a;
     auto owned = owned_.find(p);
     if (!active_ || owned == owned_.end() || !owned->second.loaded) {
@@ -31,8 +48,10 @@ CoordinatorRuntime::Appended CoordinatorRuntime::append(std::int32_t p, const st
         return a;
     }
     auto timestamp = now();
-    auto batch = build_batch(records, timestamp);
-    auto result = a.target->append(batch);
+    auto batch = build_batch(records, timestamp, txn);
+    // The coordinator's own transactional writes carry no sequence numbers.
+    auto result =
+        a.target->append(batch, txn ? partitions::AppendOrigin::coordinator : partitions::AppendOrigin::client);
     if (result.error != ErrorCode::none) {
         logging::error("append to {}-{} failed: {} {}", options_.topic.name, p, error_name(result.error),
                        result.error_message);
@@ -43,7 +62,10 @@ CoordinatorRuntime::Appended CoordinatorRuntime::append(std::int32_t p, const st
     for (const auto& r : records) {
         std::optional<wire::ByteSpan> value;
         if (r.value) value = wire::ByteSpan(*r.value);
-        owned->second.live.apply(r.key, value, timestamp);
+        if (txn)
+            owned->second.live.apply_transactional(txn->producer_id, r.key, value, timestamp);
+        else
+            owned->second.live.apply(r.key, value, timestamp);
     }
     maybe_compact(p, false);
     return a;
@@ -83,6 +105,8 @@ void CoordinatorRuntime::maybe_compact(std::int32_t p, bool force) {
         log->delete_records_before(owned.pending_start->log_start);
         owned.pending_start.reset();
     }
+    // Records of open transactions must stay above the log start, even when forced.
+    if (owned.live.has_open_transactions()) return;
     auto policy = options_.compaction_policy ? options_.compaction_policy() : CompactionPolicy{};
     auto t = now();
     if (!force && !owned.live.should_compact(t, policy)) return;

@@ -61,6 +61,7 @@ public:
     Task<msg::ListGroupsResponse> list_groups(const Ctx&, msg::ListGroupsRequest) override;
     Task<msg::DeleteGroupsResponse> delete_groups(const Ctx&, msg::DeleteGroupsRequest) override;
     Task<msg::OffsetDeleteResponse> offset_delete(const Ctx&, msg::OffsetDeleteRequest) override;
+    Task<msg::TxnOffsetCommitResponse> txn_offset_commit(const Ctx&, msg::TxnOffsetCommitRequest) override;
     void complete_transaction(std::int32_t offsets_partition, std::int64_t producer_id, bool commit) override;
 
     // ---- observability and tests ----
@@ -86,7 +87,8 @@ private:
         offset_fetch,
         describe,
         delete_groups,
-        offset_delete
+        offset_delete,
+        txn_offset_commit
     };
 
     [[nodiscard]] TimeMs now() const { return clock_(); }
@@ -94,6 +96,7 @@ private:
 
     // ---- the runtime's shard (group_loading.cc) ----
     void replay(std::int32_t partition, const store::StoredRecord& record) override;
+    void replay_marker(std::int32_t partition, const runtime::StoredMarker& marker) override;
     void loaded(std::int32_t partition) override;
     void unloaded(std::int32_t partition) override;
     void on_metadata_change(const metadata::MetadataChange& change);

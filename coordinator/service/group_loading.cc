@@ -12,7 +12,11 @@ namespace weir::coordinator {
 namespace asio = boost::asio;
 
 void CoordinatorService::replay(std::int32_t partition, const store::StoredRecord& record) {
-    replaying_[partition].apply(record.key, record.value);
+    replaying_[partition].apply(record.key, record.value, record.txn_producer_id);
+}
+
+void CoordinatorService::replay_marker(std::int32_t partition, const runtime::StoredMarker& marker) {
+    replaying_[partition].end_transaction(marker.producer_id, marker.commit);
 }
 
 void CoordinatorService::loaded(std::int32_t partition) {
@@ -24,7 +28,8 @@ void CoordinatorService::loaded(std::int32_t partition) {
     std::size_t offsets = 0;
     for (auto& [id, group] : groups) {
         offsets += group.offsets.size();
-        core_.load_group(t, id, group.metadata ? &*group.metadata : nullptr, std::move(group.offsets), fx);
+        core_.load_group(t, id, group.metadata ? &*group.metadata : nullptr, std::move(group.offsets), fx,
+                         group.pending_txn_offsets);
     }
     logging::info("loaded {} groups ({} offsets) from {}-{}", groups.size(), offsets, store::kOffsetsTopic, partition);
     run(std::move(fx));

@@ -2,9 +2,16 @@
 
 namespace weir::coordinator::store {
 
-void Replayer::apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value) {
+void Replayer::apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value,
+                     std::optional<std::int64_t> txn_producer_id) {
     auto parsed = parse_key(key);
     if (!parsed) return;
+    if (auto* ok = std::get_if<OffsetKey>(&*parsed); ok && txn_producer_id) {
+        // Kafka's loader: transactional offsets wait for the marker (a
+        // transaction only ever writes offsets, never tombstones).
+        if (value) pending_[*txn_producer_id][ok->group][ok->tp] = parse_offset_value(*value);
+        return;
+    }
     if (auto* ok = std::get_if<OffsetKey>(&*parsed)) {
         if (value) {
             groups_[ok->group].offsets[ok->tp] = parse_offset_value(*value);
@@ -21,6 +28,20 @@ void Replayer::apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value) {
         it->second.metadata.reset();
         if (it->second.offsets.empty()) groups_.erase(it);
     }
+}
+
+void Replayer::end_transaction(std::int64_t producer_id, bool commit) {
+    auto node = pending_.extract(producer_id);
+    if (node.empty() || !commit) return;
+    for (auto& [group, offsets] : node.mapped())
+        for (auto& [tp, offset] : offsets) groups_[group].offsets[tp] = std::move(offset);
+}
+
+std::map<std::string, LoadedGroup> Replayer::take() {
+    for (auto& [producer_id, groups] : pending_)
+        for (auto& [group, offsets] : groups) groups_[group].pending_txn_offsets[producer_id] = std::move(offsets);
+    pending_.clear();
+    return std::move(groups_);
 }
 
 }  // namespace weir::coordinator::store

@@ -10,24 +10,37 @@
 
 namespace weir::coordinator::store {
 
+// Offsets TxnOffsetCommit wrote, by producer id, whose transaction had no
+// marker yet.
+using PendingTxnOffsets = std::map<std::int64_t, std::map<TopicPartition, OffsetAndMetadata>>;
+
 struct LoadedGroup {
     std::optional<msg::GroupMetadataValue> metadata;  // nullopt: offsets only
     std::map<TopicPartition, OffsetAndMetadata> offsets;
+    PendingTxnOffsets pending_txn_offsets;
 };
 
 class Replayer {
 public:
-    // One record in log order; `value` nullopt is a tombstone. Throws
-    // wire::DecodeError for a record it cannot read (the caller skips it).
-    void apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value);
-    [[nodiscard]] const std::map<std::string, LoadedGroup>& groups() const { return groups_; }
-    std::map<std::string, LoadedGroup> take() { return std::move(groups_); }
+    // One record in log order; `value` nullopt is a tombstone. A record of a
+    // transactional batch (`txn_producer_id`) waits for its producer's
+    // marker. Throws wire::DecodeError for a record it cannot read (the
+    // caller skips it).
+    void apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value,
+               std::optional<std::int64_t> txn_producer_id = std::nullopt);
+    // The producer's COMMIT (its offsets count) or ABORT marker.
+    void end_transaction(std::int64_t producer_id, bool commit);
+    // The groups, with the offsets of transactions still open.
+    std::map<std::string, LoadedGroup> take();
 
 private:
     std::map<std::string, LoadedGroup> groups_;
+    // producer id -> group -> offsets, in the order Kafka's loader keeps them.
+    std::map<std::int64_t, std::map<std::string, std::map<TopicPartition, OffsetAndMetadata>>> pending_;
 };
 
 using runtime::for_each_record;
+using runtime::StoredMarker;
 using runtime::StoredRecord;
 
 }  // namespace weir::coordinator::store

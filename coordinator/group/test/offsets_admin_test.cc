@@ -41,6 +41,39 @@ TEST_F(OffsetsTest, StandaloneCommitsCreateAnEmptyGroup) {
     EXPECT_EQ(mgr_.validate_offset_commit(now_, "other", "m", std::nullopt, 3), ErrorCode::illegal_generation);
 }
 
+TEST_F(OffsetsTest, TransactionalOffsetsArePendingUntilTheMarker) {
+    // A producer outside any group membership commits for a group nobody is in.
+    EXPECT_EQ(mgr_.validate_txn_offset_commit(now_, "eos", "", std::nullopt, -1), ErrorCode::none);
+    ASSERT_NE(mgr_.find("eos"), nullptr);
+    commit("eos", {{{"t", 0}, offset(5, now_)}});
+    mgr_.add_pending_txn_offsets("eos", 77, {{{"t", 0}, offset(9, now_)}, {{"t", 1}, offset(3, now_)}});
+    EXPECT_EQ(fetched("eos", {"t", 0}), 5);
+    auto stable = mgr_.fetch_offsets("eos", true, std::vector<TopicPartition>{{"t", 0}, {"t", 2}});
+    EXPECT_EQ(stable.at(0).error, ErrorCode::unstable_offset_commit);
+    EXPECT_EQ(stable.at(1).error, ErrorCode::none);
+    // A marker for other groups' partitions changes nothing here.
+    mgr_.complete_txn_offsets(77, true, [](const std::string& g) { return g != "eos"; });
+    EXPECT_EQ(fetched("eos", {"t", 0}), 5);
+    mgr_.complete_txn_offsets(77, true, [](const std::string&) { return true; });
+    EXPECT_EQ(fetched("eos", {"t", 0}), 9);
+    EXPECT_EQ(fetched("eos", {"t", 1}), 3);
+    EXPECT_EQ(mgr_.fetch_offsets("eos", true, std::vector<TopicPartition>{{"t", 0}}).at(0).error, ErrorCode::none);
+
+    mgr_.add_pending_txn_offsets("eos", 78, {{{"t", 0}, offset(100, now_)}});
+    mgr_.complete_txn_offsets(78, false, [](const std::string&) { return true; });
+    EXPECT_EQ(fetched("eos", {"t", 0}), 9);
+}
+
+TEST_F(OffsetsTest, TransactionalCommitChecksOnlyANamedMember) {
+    auto ids = stable_group(2);
+    auto gen = group().generation_id;
+    EXPECT_EQ(mgr_.validate_txn_offset_commit(now_, "g", ids[0], std::nullopt, gen), ErrorCode::none);
+    EXPECT_EQ(mgr_.validate_txn_offset_commit(now_, "g", ids[0], std::nullopt, gen - 1), ErrorCode::illegal_generation);
+    EXPECT_EQ(mgr_.validate_txn_offset_commit(now_, "g", "stranger", std::nullopt, gen), ErrorCode::unknown_member_id);
+    // Unlike OffsetCommit, an anonymous transactional commit to a group with members is allowed (v0-v2 clients).
+    EXPECT_EQ(mgr_.validate_txn_offset_commit(now_, "g", "", std::nullopt, -1), ErrorCode::none);
+}
+
 TEST_F(OffsetsTest, MemberCommitChecks) {
     auto ids = stable_group(2);
     auto gen = group().generation_id;

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 namespace weir::coordinator::runtime {
 namespace {
 
@@ -67,6 +70,28 @@ TEST(LiveRecords, OldTombstonesAreDroppedRecentOnesKept) {
     }
     EXPECT_EQ(tombstones, 1);
     EXPECT_EQ(live.tombstone_count(), 1u);
+}
+
+TEST(LiveRecords, TransactionalRecordsCountOnlyOnceCommitted) {
+    LiveRecords live;
+    CompactionPolicy policy;
+    policy.min_cleanable_dirty_ratio = 0.1;
+    for (int i = 0; i < 50; ++i) live.apply(b("k"), wire::ByteSpan(b("v")), 0);
+    ASSERT_TRUE(live.should_compact(0, policy));
+    live.apply_transactional(7, b("t"), wire::ByteSpan(b("pending")), 0);
+    EXPECT_EQ(live.live_count(), 1u);
+    // An open transaction's records must not be rewritten or dropped.
+    EXPECT_TRUE(live.has_open_transactions());
+    EXPECT_FALSE(live.should_compact(0, policy));
+    live.apply_transactional(8, b("u"), wire::ByteSpan(b("aborted")), 0);
+    live.end_transaction(7, true, 0);
+    live.end_transaction(8, false, 0);
+    EXPECT_FALSE(live.has_open_transactions());
+    EXPECT_EQ(live.live_count(), 2u);
+    auto records = live.snapshot(0, policy.delete_retention_ms);
+    std::set<std::string> keys;
+    for (const auto& r : records) keys.emplace(r.key.begin(), r.key.end());
+    EXPECT_EQ(keys, (std::set<std::string>{"k", "t"}));
 }
 
 }  // namespace

@@ -249,6 +249,90 @@ TEST_F(CoordinatorServiceTest, MemberCommitsNeedTheCurrentGeneration) {
     EXPECT_EQ(fetch_one("g"), 5);
 }
 
+msg::TxnOffsetCommitRequest txn_commit_request(const std::string& group, std::int64_t producer_id,
+                                               std::int64_t offset) {
+    msg::TxnOffsetCommitRequest r;
+    r.transactional_id = "txn-" + std::to_string(producer_id);
+    r.group_id = group;
+    r.producer_id = producer_id;
+    r.producer_epoch = 0;
+    auto& topic = r.topics.emplace_back();
+    topic.name = "topic";
+    auto& p = topic.partitions.emplace_back();
+    p.partition_index = 0;
+    p.committed_offset = offset;
+    return r;
+}
+
+// What WriteTxnMarkers leaves in a __consumer_offsets partition: the control batch, then the hook.
+wire::Bytes marker_batch(std::int64_t producer_id, bool commit) {
+    records::BatchBuilderOptions o;
+    o.producer_id = producer_id;
+    o.producer_epoch = 0;
+    o.transactional = true;
+    o.control = true;
+    records::Record r;
+    r.key = wire::Bytes{0, 0, 0, static_cast<std::uint8_t>(commit ? 1 : 0)};
+    r.value = wire::Bytes{0, 0, 0, 0, 0, 0};
+    return records::build_batch(o, std::vector<records::Record>{r});
+}
+
+TEST_F(CoordinatorServiceTest, TransactionalOffsetsShowAfterTheCommitMarkerAndSurviveARestart) {
+    find("eos", 2);
+    const auto partition = store::partition_for("eos", 4);
+    auto committed = send(txn_commit_request("eos", 500, 40), 3, &S::txn_offset_commit);
+    ASSERT_EQ(committed.topics.at(0).partitions.at(0).error_code, 0);
+    EXPECT_EQ(fetch_one("eos"), -1);  // pending: invisible
+
+    auto marker = marker_batch(500, true);
+    ASSERT_EQ(offsets_log(partition)->append(marker, partitions::AppendOrigin::coordinator).error, ErrorCode::none);
+    service_->complete_transaction(partition, 500, true);
+    EXPECT_EQ(fetch_one("eos"), 40);
+
+    // An aborted transaction's offsets never show; an open one's block require_stable.
+    send(txn_commit_request("eos", 501, 90), 3, &S::txn_offset_commit);
+    auto abort = marker_batch(501, false);
+    ASSERT_EQ(offsets_log(partition)->append(abort, partitions::AppendOrigin::coordinator).error, ErrorCode::none);
+    service_->complete_transaction(partition, 501, false);
+    EXPECT_EQ(fetch_one("eos"), 40);
+    send(txn_commit_request("eos", 502, 70), 3, &S::txn_offset_commit);
+    msg::OffsetFetchRequest stable;
+    stable.group_id = "eos";
+    stable.require_stable = true;
+    stable.topics = std::vector<msg::OffsetFetchRequest::OffsetFetchRequestTopic>{{"topic", {0}, {}}};
+    EXPECT_EQ(send(stable, 7, &S::offset_fetch).topics.at(0).partitions.at(0).error_code,
+              to_int(ErrorCode::unstable_offset_commit));
+
+    // The log replays to the same state: committed, aborted and still-open transactions.
+    shutdown();
+    boot();
+    ASSERT_TRUE(run_until([&] { return !service_->loading(); }));
+    EXPECT_EQ(fetch_one("eos"), 40);
+    EXPECT_EQ(send(stable, 7, &S::offset_fetch).topics.at(0).partitions.at(0).error_code,
+              to_int(ErrorCode::unstable_offset_commit));
+    auto late = marker_batch(502, true);
+    ASSERT_EQ(offsets_log(partition)->append(late, partitions::AppendOrigin::coordinator).error, ErrorCode::none);
+    service_->complete_transaction(partition, 502, true);
+    EXPECT_EQ(fetch_one("eos"), 70);
+}
+
+TEST_F(CoordinatorServiceTest, TxnOffsetCommitChecks) {
+    find("eos", 2);
+    auto unknown = txn_commit_request("eos", 600, 1);
+    unknown.topics[0].name = "no-such-topic";
+    EXPECT_EQ(send(unknown, 3, &S::txn_offset_commit).topics[0].partitions[0].error_code,
+              to_int(ErrorCode::unknown_topic_or_partition));
+    auto empty = txn_commit_request("", 600, 1);
+    EXPECT_EQ(send(empty, 3, &S::txn_offset_commit).topics[0].partitions[0].error_code,
+              to_int(ErrorCode::invalid_group_id));
+    auto [member, generation] = stable_member("members");
+    auto stale = txn_commit_request("members", 600, 1);
+    stale.member_id = member;
+    stale.generation_id = generation + 1;
+    EXPECT_EQ(send(stale, 3, &S::txn_offset_commit).topics[0].partitions[0].error_code,
+              to_int(ErrorCode::illegal_generation));
+}
+
 TEST_F(CoordinatorServiceTest, StateSurvivesARestartInKafkasRecordFormat) {
     find("g", 2);
     auto [member, generation] = stable_member("g");

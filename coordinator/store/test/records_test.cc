@@ -170,6 +170,57 @@ TEST(Replay, RecordsOfBatchesFromAnOffset) {
     EXPECT_EQ(seen, (std::vector<std::pair<std::int64_t, bool>>{{11, false}, {12, true}}));
 }
 
+TEST(Replay, TransactionalOffsetsWaitForTheirMarker) {
+    Replayer r;
+    auto value = [](std::int64_t o) {
+        OffsetAndMetadata m;
+        m.offset = o;
+        return offset_commit_value(m);
+    };
+    r.apply(offset_commit_key("g", {"t", 0}), value(1));
+    r.apply(offset_commit_key("g", {"t", 0}), value(10), 100);  // producer 100, committed below
+    r.apply(offset_commit_key("g", {"t", 1}), value(20), 200);  // producer 200, aborted below
+    r.apply(offset_commit_key("h", {"t", 0}), value(30), 300);  // producer 300, no marker yet
+    r.end_transaction(100, true);
+    r.end_transaction(200, false);
+    auto groups = r.take();
+    EXPECT_EQ(groups.at("g").offsets.at({"t", 0}).offset, 10);
+    EXPECT_FALSE(groups.at("g").offsets.contains({"t", 1}));
+    EXPECT_TRUE(groups.at("g").pending_txn_offsets.empty());
+    ASSERT_TRUE(groups.contains("h"));
+    EXPECT_TRUE(groups.at("h").offsets.empty());
+    EXPECT_EQ(groups.at("h").pending_txn_offsets.at(300).at({"t", 0}).offset, 30);
+}
+
+TEST(Replay, MarkersOfControlBatchesAndTransactionalRecords) {
+    std::vector<KeyValue> kvs{{bytes_of("k0"), bytes_of("v0")}};
+    auto data = build_batch(kvs, 1000, runtime::TxnProducer{42, 3});
+    records::set_base_offset(data, 5);
+    records::BatchBuilderOptions marker;
+    marker.base_offset = 6;
+    marker.base_timestamp = 1001;
+    marker.producer_id = 42;
+    marker.producer_epoch = 3;
+    marker.transactional = true;
+    marker.control = true;
+    records::Record control;
+    control.key = wire::Bytes{0, 0, 0, 1};  // version 0, COMMIT
+    control.value = wire::Bytes{0, 0, 0, 0, 0, 7};
+    auto batch = records::build_batch(marker, std::vector<records::Record>{control});
+    data.insert(data.end(), batch.begin(), batch.end());
+    std::vector<std::optional<std::int64_t>> producers;
+    std::vector<StoredMarker> markers;
+    auto next = for_each_record(
+        data, 0, [&](const StoredRecord& r) { producers.push_back(r.txn_producer_id); },
+        [&](const StoredMarker& m) { markers.push_back(m); });
+    EXPECT_EQ(next, 7);
+    EXPECT_EQ(producers, (std::vector<std::optional<std::int64_t>>{42}));
+    ASSERT_EQ(markers.size(), 1u);
+    EXPECT_EQ(markers[0].offset, 6);
+    EXPECT_EQ(markers[0].producer_id, 42);
+    EXPECT_TRUE(markers[0].commit);
+}
+
 TEST(Partitioner, JavaStringHashCode) {
     EXPECT_EQ(java_string_hash(""), 0);
     EXPECT_EQ(java_string_hash("hello"), 99162322);
