@@ -1,8 +1,8 @@
 // The `weir` binary: `weir serve [server.properties] [--override k=v]...` runs a broker;
 // `weir groups ...` administers consumer groups and `weir topics ...` (kafka-topics.sh's command
 // line) topics and `weir configs` (kafka-configs.sh's) topic configs on any Kafka cluster;
-// `weir dump-log FILE...` prints and checks
-// log segments, indexes and producer snapshots on disk.
+// `weir transactions` (kafka-transactions.sh's) lists, describes and aborts transactions;
+// `weir dump-log FILE...` prints and checks log segments, indexes and producer snapshots on disk.
 #include <malloc.h>
 
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include "cli/dumplog/dump_log_cli.h"
 #include "cli/groups/groups_cli.h"
 #include "cli/topics/topics_cli.h"
+#include "cli/transactions/transactions_cli.h"
 #include "coordinator/controller/zk_controller.h"
 #include "coordinator/group_coordinator.h"
 
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
             if (cl.subcommand == "topics") return cli::topics::topics_main(cl.args);
             if (cl.subcommand == "dump-log") return cli::dumplog::dump_log_main(cl.args);
             if (cl.subcommand == "configs") return cli::configs::configs_main(cl.args);
+            if (cl.subcommand == "transactions") return cli::transactions::transactions_main(cl.args);
             std::cerr << "weir: unknown command '" << cl.subcommand << "'\n\n" << config::usage_text();
             return 2;
         case config::CommandLine::Command::serve:
