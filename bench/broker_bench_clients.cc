@@ -73,6 +73,7 @@ int run_produce(const Args& a) {
     const int partitions = static_cast<int>(a.num("partitions", 4));
     auto settings = base_settings(a);
     settings.emplace_back("acks", a.str("acks", "1"));
+    settings.emplace_back("enable.idempotence", a.str("idempotence", "false"));
 
     std::vector<char> payload(size);
     std::mt19937 rng(42);
@@ -115,6 +116,7 @@ int run_produce(const Args& a) {
         .add("msgs", count)
         .add("size", static_cast<std::int64_t>(size))
         .add("acks", a.str("acks", "1"))
+        .add("idempotence", a.str("idempotence", "false"))
         .add("elapsed_s", elapsed)
         .add("msgs_per_s", static_cast<double>(count) / elapsed)
         .add("mb_per_s", bytes / elapsed / 1e6)
