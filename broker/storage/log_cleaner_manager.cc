@@ -300,6 +300,12 @@ void LogCleanerManager::clean_step(Job& job, std::size_t budget) {
             std::error_code ec;
             auto last_write = std::filesystem::last_write_time(segments.at(group.back()).log_path(), ec);
             if (!ec) mtime = last_write;
+            std::vector<AbortedTxn> aborted;
+            for (auto base : group) {
+                const auto& entries = segments.at(base).txn_index().entries();
+                aborted.insert(aborted.end(), entries.begin(), entries.end());
+            }
+            job.out->add_aborted_txns(aborted);
             job.out->finish(mtime);
             job.out_finished = true;
             job.stats.bytes_written += job.out->size();
