@@ -28,24 +28,50 @@ public:
     void stop() override {}
     [[nodiscard]] bool loading() const override { return false; }
     CoordinatorLocator& locator() override { std::abort(); }
-    Task<msg::JoinGroupResponse> join_group(const Ctx&, msg::JoinGroupRequest) override { co_return {}; }
-    Task<msg::SyncGroupResponse> sync_group(const Ctx&, msg::SyncGroupRequest) override { co_return {}; }
-    Task<msg::HeartbeatResponse> heartbeat(const Ctx&, msg::HeartbeatRequest) override { co_return {}; }
-    Task<msg::LeaveGroupResponse> leave_group(const Ctx&, msg::LeaveGroupRequest) override { co_return {}; }
-    Task<msg::OffsetCommitResponse> offset_commit(const Ctx&, msg::OffsetCommitRequest) override { co_return {}; }
-    Task<msg::OffsetFetchResponse> offset_fetch(const Ctx&, msg::OffsetFetchRequest) override { co_return {}; }
-    Task<msg::DescribeGroupsResponse> describe_groups(const Ctx&, msg::DescribeGroupsRequest) override { co_return {}; }
-    Task<msg::ListGroupsResponse> list_groups(const Ctx&, msg::ListGroupsRequest) override { co_return {}; }
-    Task<msg::DeleteGroupsResponse> delete_groups(const Ctx&, msg::DeleteGroupsRequest) override { co_return {}; }
-    Task<msg::OffsetDeleteResponse> offset_delete(const Ctx&, msg::OffsetDeleteRequest) override { co_return {}; }
+    Task<msg::JoinGroupResponse> join_group(const Ctx&, msg::JoinGroupRequest) override {
+        co_return msg::JoinGroupResponse{};
+    }
+    Task<msg::SyncGroupResponse> sync_group(const Ctx&, msg::SyncGroupRequest) override {
+        co_return msg::SyncGroupResponse{};
+    }
+    Task<msg::HeartbeatResponse> heartbeat(const Ctx&, msg::HeartbeatRequest) override {
+        co_return msg::HeartbeatResponse{};
+    }
+    Task<msg::LeaveGroupResponse> leave_group(const Ctx&, msg::LeaveGroupRequest) override {
+        co_return msg::LeaveGroupResponse{};
+    }
+    Task<msg::OffsetCommitResponse> offset_commit(const Ctx&, msg::OffsetCommitRequest) override {
+        co_return msg::OffsetCommitResponse{};
+    }
+    Task<msg::OffsetFetchResponse> offset_fetch(const Ctx&, msg::OffsetFetchRequest) override {
+        co_return msg::OffsetFetchResponse{};
+    }
+    Task<msg::DescribeGroupsResponse> describe_groups(const Ctx&, msg::DescribeGroupsRequest) override {
+        co_return msg::DescribeGroupsResponse{};
+    }
+    Task<msg::ListGroupsResponse> list_groups(const Ctx&, msg::ListGroupsRequest) override {
+        co_return msg::ListGroupsResponse{};
+    }
+    Task<msg::DeleteGroupsResponse> delete_groups(const Ctx&, msg::DeleteGroupsRequest) override {
+        co_return msg::DeleteGroupsResponse{};
+    }
+    Task<msg::OffsetDeleteResponse> offset_delete(const Ctx&, msg::OffsetDeleteRequest) override {
+        co_return msg::OffsetDeleteResponse{};
+    }
     void complete_transaction(std::int32_t partition, std::int64_t producer_id, bool commit) override {
         completed.push_back({partition, producer_id, commit});
     }
 };
 
+// Markers carry the wall clock; data far older would roll a segment by time.
+std::int64_t now_ms() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
 wire::Bytes txn_batch(std::int32_t first_seq, int count, std::int16_t epoch = 0) {
     records::BatchBuilderOptions options;
-    options.base_timestamp = 1000;
+    options.base_timestamp = now_ms();
     options.producer_id = kPid;
     options.producer_epoch = epoch;
     options.base_sequence = first_seq;
@@ -181,11 +207,12 @@ TEST_F(TxnMarkersTest, AMarkerOnTheOffsetsTopicCompletesTheGroupsTransaction) {
 }
 
 TEST_F(TxnMarkersTest, ReadCommittedFetchesStopAtTheLsoAndListAbortedTransactions) {
+    const auto later = now_ms() + 60'000;
     ASSERT_EQ(produce_txn("t", 0, 0, 2).error, ErrorCode::none);          // 0-1
     ASSERT_EQ(call(markers(false, {{"t", {0}}}), 1).markers.size(), 1u);  // 2
-    produce("t", 0, 1);                                                   // 3
+    produce("t", 0, 1, now_ms());                                         // 3
     ASSERT_EQ(produce_txn("t", 0, 2, 1).error, ErrorCode::none);          // 4 open
-    produce("t", 0, 1, 5000);                                             // 5
+    produce("t", 0, 1, later);                                            // 5
 
     auto committed = call(fetch_request("t", 0, true), 11).responses[0].partitions[0];
     EXPECT_EQ(committed.error_code, 0);
@@ -216,7 +243,7 @@ TEST_F(TxnMarkersTest, ReadCommittedFetchesStopAtTheLsoAndListAbortedTransaction
     list.isolation_level = 0;
     EXPECT_EQ(call(list, 5).topics[0].partitions[0].offset, 6);
     // A timestamp lookup finds nothing at or past the LSO for read_committed.
-    list.topics[0].partitions[0].timestamp = 5000;
+    list.topics[0].partitions[0].timestamp = later;
     EXPECT_EQ(call(list, 5).topics[0].partitions[0].offset, 5);
     list.isolation_level = 1;
     EXPECT_EQ(call(list, 5).topics[0].partitions[0].offset, -1);

@@ -29,10 +29,16 @@ constexpr std::int32_t kOther = 2;
 constexpr std::int64_t kPid = 1000;
 constexpr std::int64_t kPid2 = 2000;
 
+// Markers carry the wall clock; data far older would roll a segment by time.
+std::int64_t now_ms() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
 wire::Bytes txn_batch(std::int64_t pid, std::int32_t first_seq, int count, std::int16_t epoch = 0,
                       bool transactional = true) {
     records::BatchBuilderOptions options;
-    options.base_timestamp = 1000;
+    options.base_timestamp = now_ms();
     options.producer_id = pid;
     options.producer_epoch = epoch;
     options.base_sequence = first_seq;
@@ -223,7 +229,7 @@ struct TransactionsTest : ::testing::Test {
 
 TEST_F(TransactionsTest, TheLastStableOffsetHoldsAtTheFirstOpenTransaction) {
     auto p = lead();
-    auto plain = storage::test::make_batch(2);
+    auto plain = storage::test::make_batch(2, 16, now_ms());
     ASSERT_EQ(p->append(plain).error, ErrorCode::none);
     EXPECT_EQ(p->last_stable_offset(), 2);
     ASSERT_EQ(append(*p, kPid, 0, 3).base_offset, 2);
@@ -273,7 +279,7 @@ TEST_F(TransactionsTest, AFollowerKeepsTheLsoBelowTheLeadersHighWatermark) {
     auto p = local->replicas().apply(tp, {kOther, 0, {kOther, kLocal}, {kOther, kLocal}});
     auto data = txn_batch(kPid, 0, 2);
     records::set_base_offset(data, 0);
-    auto m = records::build_end_txn_marker_batch(kPid, 0, {records::ControlRecordType::abort, 0}, 1000);
+    auto m = records::build_end_txn_marker_batch(kPid, 0, {records::ControlRecordType::abort, 0}, now_ms());
     records::set_base_offset(m, 2);
     ASSERT_EQ(p->append_as_follower(data).error, ErrorCode::none);
     ASSERT_EQ(p->append_as_follower(m).error, ErrorCode::none);
@@ -392,7 +398,7 @@ TEST_F(TransactionsTest, TruncationForgetsMarkersAndReopensTheTransaction) {
     auto p = local->replicas().apply(tp, {kOther, 0, {kOther, kLocal}, {kOther, kLocal}});
     auto data = txn_batch(kPid, 0, 2);
     records::set_base_offset(data, 0);
-    auto m = records::build_end_txn_marker_batch(kPid, 0, {records::ControlRecordType::abort, 0}, 1000);
+    auto m = records::build_end_txn_marker_batch(kPid, 0, {records::ControlRecordType::abort, 0}, now_ms());
     records::set_base_offset(m, 2);
     ASSERT_EQ(p->append_as_follower(data).error, ErrorCode::none);
     ASSERT_EQ(p->append_as_follower(m).error, ErrorCode::none);
