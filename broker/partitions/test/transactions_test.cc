@@ -243,6 +243,20 @@ TEST_F(TransactionsTest, TheLastStableOffsetHoldsAtTheFirstOpenTransaction) {
     EXPECT_EQ(p->high_watermark(), 7);
 }
 
+TEST_F(TransactionsTest, TheProducePathAcceptsTransactionalBatches) {
+    auto p = lead();
+    ProduceLimits limits;
+    limits.produce_version = 9;
+    auto batch = txn_batch(kPid, 0, 2);
+    auto r = local->replicas().produce(tp, batch, limits);
+    ASSERT_EQ(r.error, ErrorCode::none) << r.error_message;
+    EXPECT_EQ(p->last_stable_offset(), 0);
+    // A plain batch of the same producer while its transaction is open.
+    auto plain = txn_batch(kPid, 2, 1, 0, false);
+    EXPECT_EQ(local->replicas().produce(tp, plain, limits).error, ErrorCode::invalid_txn_state);
+    EXPECT_EQ(p->log_end_offset(), 2);
+}
+
 TEST_F(TransactionsTest, AMarkerIsAControlBatchWithTheMarkerRecord) {
     auto p = lead();
     append(*p, kPid, 0, 1);
