@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 
+#include "broker/storage/cleaned_segment.h"
 #include "broker/storage/log_cleaner_manager.h"
 #include "broker/storage/partition_log.h"
 #include "broker/storage/test/storage_test_util.h"
@@ -168,6 +169,43 @@ TEST_F(TxnLog, ASegmentDeletedBelowTheLogStartTakesItsTxnIndex) {
 }
 
 // ---- the cleaner ----
+
+TEST_F(TxnLog, ASwapInterruptedByACrashKeepsTheReplacedSegmentsEntries) {
+    test::append_batches(*log, 4);
+    auto entry = abort(7, 2);
+    test::append_batches(*log, 6);
+    log->flush();
+    auto bases = log->segment_base_offsets();
+    ASSERT_GE(bases.size(), 4u);
+    const auto marker_base = *std::prev(std::upper_bound(bases.begin(), bases.end(), entry.last_offset));
+    ASSERT_NE(marker_base, bases[0]);
+    ASSERT_LT(marker_base, bases[2]);
+    // The first two segments copied as they are into one replacement, swapped
+    // in up to the commit point, then a kill.
+    CleanedSegment out(dir, bases[0], SegmentOptions{1 << 20, 100});
+    for (std::int64_t offset = 0; offset < bases[2];) {
+        auto r = log->read(offset);
+        for (auto b : records::split_batches(r.records, false)) {
+            out.append(b);
+            offset = records::parse_batch_header(b).last_offset() + 1;
+        }
+    }
+    std::vector<AbortedTxn> entries;
+    for (auto base : {bases[0], bases[1]}) {
+        const auto& e = log->segments().at(base).txn_index().entries();
+        entries.insert(entries.end(), e.begin(), e.end());
+    }
+    ASSERT_EQ(entries, std::vector<AbortedTxn>{entry});
+    out.add_aborted_txns(entries);
+    out.finish(std::nullopt);
+    out.mark_swap();
+    log->release();
+    log.reset();
+    log = open(test::small_segments(), LoadOptions{.clean_shutdown = false, .recovery_point = 0});
+    EXPECT_FALSE(std::filesystem::exists(txnindex(marker_base)));
+    EXPECT_TRUE(std::filesystem::exists(txnindex(bases[0])));
+    EXPECT_EQ(log->collect_aborted_txns(0, log->log_end_offset()), std::vector<AbortedTxn>{entry});
+}
 
 wire::Bytes keyed(std::string_view key, std::string_view value, std::int64_t pid = -1, bool transactional = false) {
     records::BatchBuilderOptions options;
