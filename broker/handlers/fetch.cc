@@ -146,6 +146,22 @@ Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector
         out.high_watermark = result.high_watermark;
         out.last_stable_offset = result.last_stable_offset;
         out.log_start_offset = result.log_start_offset;
+        // ReplicaManager.readFromLocalLog: a read_committed read reports the
+        // transactions aborted in what it returns (an empty list when none);
+        // a failed read, like read_uncommitted, reports null.
+        if (limits.version >= 4 && limits.read_committed) {
+            if (result.error != ErrorCode::none) {
+                out.aborted_transactions.reset();
+            } else {
+                auto& aborted = out.aborted_transactions.emplace();
+                if (result.aborted_transactions)
+                    for (const auto& txn : *result.aborted_transactions) {
+                        auto& entry = aborted.emplace_back();
+                        entry.producer_id = txn.producer_id;
+                        entry.first_offset = txn.first_offset;
+                    }
+            }
+        }
         if (result.records)
             out.records = wire::RecordsData(std::move(*result.records));
         else

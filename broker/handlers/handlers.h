@@ -29,6 +29,7 @@
 #include "messages/metadata.h"
 #include "messages/offset_for_leader_epoch.h"
 #include "messages/produce.h"
+#include "messages/write_txn_markers.h"
 #include "protocol/errors.h"
 
 namespace weir::handlers {
@@ -55,6 +56,8 @@ Task<msg::OffsetForLeaderEpochResponse> handle(BrokerContext&, const RequestCont
 // The producer family (producers.cc).
 Task<msg::InitProducerIdResponse> handle(BrokerContext&, const RequestContext&, msg::InitProducerIdRequest);
 Task<msg::DescribeProducersResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeProducersRequest);
+// Transaction markers on this broker's partitions (txn_markers.cc).
+Task<msg::WriteTxnMarkersResponse> handle(BrokerContext&, const RequestContext&, msg::WriteTxnMarkersRequest);
 Task<msg::DescribeAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeAclsRequest);
 Task<msg::CreateAclsResponse> handle(BrokerContext&, const RequestContext&, msg::CreateAclsRequest);
 Task<msg::DeleteAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteAclsRequest);

@@ -9,6 +9,7 @@
 #include "broker/storage/leader_epoch_checkpoint.h"
 #include "broker/storage/partition_log.h"
 #include "broker/storage/producer_snapshot_file.h"
+#include "protocol/records/control_record.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::partitions {
@@ -213,6 +214,7 @@ bool Partition::maybe_advance_high_watermark() {
     }
     if (candidate <= high_watermark_) return false;
     high_watermark_ = candidate;
+    producer_state_.on_high_watermark(high_watermark_);
     high_watermark_waiters_.complete_up_to(high_watermark_);
     return true;
 }
@@ -289,19 +291,17 @@ AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches
     // Their producers' state too, so that this replica dedups as the leader
     // did once it leads.
     bool learned = false;
-    std::vector<records::BatchHeader> headers;
-    for (std::size_t pos = 0; pos < batches.size();) {
-        auto h = records::parse_batch_header(batches.subspan(pos));
+    auto views = producer_batches(batches);
+    for (const auto& view : views) {
+        const auto& h = view.header;
         if (h.partition_leader_epoch >= 0 &&
             (epoch_starts_.empty() || h.partition_leader_epoch > epoch_starts_.back().first)) {
             epoch_starts_.emplace_back(h.partition_leader_epoch, h.base_offset);
             learned = true;
         }
-        headers.push_back(h);
-        pos += h.total_size();
     }
     if (learned) save_epochs();
-    producer_state_.apply(headers);
+    record_completed_txns(producer_state_.apply(views));
     change_listeners_.notify();
     return result;
 }
@@ -311,6 +311,7 @@ void Partition::follow_high_watermark(std::int64_t leader_high_watermark) {
     const auto next = std::min(leader_high_watermark, log_->log_end_offset());
     if (next == high_watermark_) return;
     high_watermark_ = next;
+    producer_state_.on_high_watermark(high_watermark_);
     change_listeners_.notify();
 }
 
@@ -326,6 +327,7 @@ void Partition::follow_log_start_offset(std::int64_t leader_log_start_offset) {
             producer_state_.clear();
         } else {
             log_->delete_records_before(leader_log_start_offset);
+            producer_state_.on_high_watermark(log_->log_start_offset());
         }
     } catch (const storage::StorageError& e) {
         logging::error("moving the log start of {} to {} failed: {}", tp_.to_string(), leader_log_start_offset,
@@ -349,6 +351,48 @@ std::optional<std::int32_t> Partition::latest_epoch() const {
     return epoch_starts_.back().first;
 }
 
+std::int64_t Partition::last_stable_offset() const {
+    auto first = producer_state_.first_unstable_offset();
+    if (!first) return high_watermark_;
+    // UnifiedLog.maybeIncrementFirstUnstableOffset: never below the log start.
+    return std::min(std::max(*first, log_->log_start_offset()), high_watermark_);
+}
+
+std::vector<ProducerBatchView> Partition::producer_batches(std::span<const std::uint8_t> batches) {
+    std::vector<ProducerBatchView> views;
+    for (std::size_t pos = 0; pos < batches.size();) {
+        auto h = records::parse_batch_header(batches.subspan(pos));
+        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+        views.push_back({h, end_txn_marker_of(h, batches.subspan(pos, h.total_size()))});
+        pos += h.total_size();
+    }
+    return views;
+}
+
+void Partition::record_completed_txns(const std::vector<CompletedTxn>& completed) {
+    for (const auto& txn : completed) {
+        if (!txn.aborted) continue;
+        try {
+            log_->append_aborted_txn({txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset});
+        } catch (const storage::StorageError& e) {
+            // The marker is in the log: recovery after a restart rebuilds the entry.
+            logging::error("{}: recording the aborted transaction of producer {} at {} failed: {}", tp_.to_string(),
+                           txn.producer_id, txn.last_offset, e.what());
+        }
+    }
+}
+
+AppendResult Partition::append_txn_marker(std::int64_t producer_id, std::int16_t producer_epoch,
+                                          std::int32_t coordinator_epoch, bool commit) {
+    const auto now =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    records::EndTxnMarker marker{commit ? records::ControlRecordType::commit : records::ControlRecordType::abort,
+                                 coordinator_epoch};
+    auto batch = records::build_end_txn_marker_batch(producer_id, producer_epoch, marker, now);
+    return append(batch, AppendOrigin::coordinator);
+}
+
 AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin origin) {
     AppendResult result;
     if (auto error = check_leader(kNoLeaderEpoch, true); error != ErrorCode::none) {
@@ -356,23 +400,20 @@ AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin ori
         return result;
     }
     // The offsets the log will give, for the producer checks.
-    std::vector<records::BatchHeader> headers;
+    std::vector<ProducerBatchView> views;
     try {
+        views = producer_batches(batches);
         auto next = log_->log_end_offset();
-        for (std::size_t pos = 0; pos < batches.size();) {
-            auto h = records::parse_batch_header(batches.subspan(pos));
-            if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
-            h.base_offset = next;
-            next = h.last_offset() + 1;
-            headers.push_back(h);
-            pos += h.total_size();
+        for (auto& view : views) {
+            view.header.base_offset = next;
+            next = view.header.last_offset() + 1;
         }
     } catch (const wire::DecodeError& e) {
         result.error = ErrorCode::corrupt_message;
         result.error_message = e.what();
         return result;
     }
-    auto producers = producer_state_.prepare(headers, origin);
+    auto producers = producer_state_.prepare(views, origin);
     if (producers.error != ErrorCode::none) {
         result.error = producers.error;
         result.error_message = std::move(producers.error_message);
@@ -396,7 +437,7 @@ AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin ori
             entry.last_timestamp = result.log_append_time;
         }
     }
-    producer_state_.commit(std::move(producers));
+    record_completed_txns(producer_state_.commit(std::move(producers)));
     maybe_advance_high_watermark();
     change_listeners_.notify();
     return result;
@@ -454,6 +495,17 @@ ReadResult Partition::read(std::int64_t offset, const ReadOptions& options) cons
         auto data = log_->read(offset, bounds);
         result.error = data.error;
         result.records = std::move(data.records);
+        if (options.isolation == FetchIsolation::txn_committed && result.error == ErrorCode::none) {
+            // LocalLog.addAbortedTransactions, bounded by the end of what
+            // is returned (an empty read overlaps nothing).
+            auto& aborted = result.aborted_transactions.emplace();
+            std::int64_t upper_bound = offset;
+            for (auto batch : records::split_batches(result.records, true))
+                upper_bound = records::parse_batch_header(batch).last_offset() + 1;
+            if (upper_bound > offset)
+                for (const auto& txn : log_->collect_aborted_txns(offset, upper_bound))
+                    aborted.push_back({txn.producer_id, txn.first_offset});
+        }
     } catch (const storage::StorageError& e) {
         logging::error("read of {} at {} failed: {}", tp_.to_string(), offset, e.what());
         result.error = ErrorCode::kafka_storage_error;
@@ -471,6 +523,7 @@ DeleteRecordsResult Partition::delete_records_before(std::int64_t offset) {
     if (target < 0 || target > high_watermark_) return {ErrorCode::offset_out_of_range};
     try {
         if (auto error = log_->delete_records_before(target); error != ErrorCode::none) return {error};
+        producer_state_.on_high_watermark(log_->log_start_offset());
     } catch (const storage::StorageError& e) {
         logging::error("deleting records of {} below {} failed: {}", tp_.to_string(), target, e.what());
         return {ErrorCode::kafka_storage_error};

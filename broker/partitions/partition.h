@@ -68,9 +68,21 @@ struct ReadOptions {
     bool fetch_only_from_leader = true;
 };
 
+// A transaction aborted in the range a read_committed read returned: the
+// consumer drops that producer's records from `first_offset` up to its
+// ABORT marker (Fetch's AbortedTransaction).
+struct AbortedTransaction {
+    std::int64_t producer_id = -1;
+    std::int64_t first_offset = -1;
+    bool operator==(const AbortedTransaction&) const = default;
+};
+
 struct ReadResult {
     ErrorCode error = ErrorCode::none;
     wire::Bytes records;  // whole batches, possibly none
+    // txn_committed reads only (Kafka sends null otherwise): the aborted
+    // transactions overlapping `records`, oldest first.
+    std::optional<std::vector<AbortedTransaction>> aborted_transactions;
     // -1 when the partition refused the read (stopped, not leader, epoch).
     std::int64_t high_watermark = -1;
     std::int64_t last_stable_offset = -1;
@@ -191,9 +203,10 @@ public:
     [[nodiscard]] std::int64_t log_start_offset() const;
     [[nodiscard]] std::int64_t log_end_offset() const;
     [[nodiscard]] std::int64_t high_watermark() const { return high_watermark_; }
-    // Read_committed consumers see up to here. No transactions yet, so it is
-    // the high watermark; exactly-once will hold it at the first open transaction.
-    [[nodiscard]] std::int64_t last_stable_offset() const { return high_watermark_; }
+    // Read_committed consumers see up to here: the first offset of the
+    // earliest transaction that is open or whose marker the high watermark
+    // has not passed, if below the high watermark (Kafka's firstUnstableOffset).
+    [[nodiscard]] std::int64_t last_stable_offset() const;
     [[nodiscard]] std::vector<std::int64_t> segment_base_offsets() const;
 
     // A follower's log end as its fetch reports it; may advance the high
@@ -229,9 +242,19 @@ public:
     // place). On a single node the high watermark follows at once. Batches
     // of idempotent producers are checked against the producer state first;
     // a retried batch is answered with the offsets it got the first time and
-    // not written again. A coordinator's transactional writes (`origin`
-    // coordinator) have their epochs checked but carry no sequence numbers.
+    // not written again.
+    // `origin` coordinator: the group coordinator's own transactional
+    // writes (epochs checked, sequences and duplicates not, as Kafka's
+    // AppendOrigin.COORDINATOR).
     AppendResult append(std::span<std::uint8_t> batches, AppendOrigin origin = AppendOrigin::client);
+    // WriteTxnMarkers, as leader: a control batch ending `producer_id`'s
+    // transaction (COMMIT if `commit`, else ABORT), through the producer
+    // checks (an older producer epoch: INVALID_PRODUCER_EPOCH; an older
+    // coordinator epoch: TRANSACTION_COORDINATOR_FENCED). An ABORT that ends
+    // a transaction with data here enters the transaction index. Replicated
+    // as any batch: wait_for_high_watermark(last_offset + 1) for acks=all.
+    AppendResult append_txn_marker(std::int64_t producer_id, std::int16_t producer_epoch,
+                                   std::int32_t coordinator_epoch, bool commit);
     // acks=all: resolves with none once the high watermark reaches `offset`,
     // REQUEST_TIMED_OUT at `deadline`, NOT_LEADER_OR_FOLLOWER if leadership
     // is lost, the stop reason if the partition stops. Does not suspend when
@@ -283,6 +306,10 @@ private:
     // (Kafka's loadProducerState); snapshots past the log end are deleted.
     void load_producer_state();
     void replay_producer_state(std::int64_t from);
+    // Aborted ones enter the transaction index of the marker's segment.
+    void record_completed_txns(const std::vector<CompletedTxn>& completed);
+    // The producer batches of whole `batches` as the log holds them.
+    static std::vector<ProducerBatchView> producer_batches(std::span<const std::uint8_t> batches);
     void take_producer_snapshot(std::int64_t offset);
 
     TopicPartition tp_;

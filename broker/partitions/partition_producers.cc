@@ -39,6 +39,13 @@ void Partition::load_producer_state() {
 
 void Partition::replay_producer_state(std::int64_t from) {
     const auto end = log_->log_end_offset();
+    // The transaction index is rebuilt from the same replay (Kafka's
+    // LogSegment.recover), so entries from `from` on are recorded once.
+    try {
+        log_->truncate_txn_indexes(from);
+    } catch (const std::exception& e) {
+        logging::error("{}: resetting the transaction index from {} failed: {}", tp_.to_string(), from, e.what());
+    }
     storage::ReadOptions options;
     options.max_bytes = std::size_t{1} << 20;
     options.max_offset = end;
@@ -46,21 +53,22 @@ void Partition::replay_producer_state(std::int64_t from) {
         for (auto offset = from; offset < end;) {
             auto data = log_->read(offset, options);
             if (data.error != ErrorCode::none || data.records.empty()) break;
-            std::vector<records::BatchHeader> headers;
+            std::vector<ProducerBatchView> views;
             auto next = offset;
             for (auto batch : records::split_batches(data.records, true)) {
                 auto header = records::parse_batch_header(batch);
                 if (header.last_offset() < offset) continue;
-                headers.push_back(header);
+                views.push_back({header, end_txn_marker_of(header, batch)});
                 next = header.last_offset() + 1;
             }
-            producer_state_.apply(headers);
+            record_completed_txns(producer_state_.apply(views));
             if (next <= offset) break;
             offset = next;
         }
     } catch (const std::exception& e) {
         logging::error("{}: rebuilding the producer state from the log failed: {}", tp_.to_string(), e.what());
     }
+    producer_state_.on_high_watermark(std::max(high_watermark_, log_->log_start_offset()));
 }
 
 void Partition::take_producer_snapshot(std::int64_t offset) {

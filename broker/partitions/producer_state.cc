@@ -55,22 +55,42 @@ void ProducerEntry::add_batch(std::int16_t batch_epoch, const ProducerBatch& bat
     last_timestamp = batch.timestamp;
 }
 
+std::optional<records::EndTxnMarker> end_txn_marker_of(const records::BatchHeader& header,
+                                                       std::span<const std::uint8_t> batch) {
+    if (!header.is_control()) return std::nullopt;
+    try {
+        return records::parse_end_txn_marker(batch);
+    } catch (const wire::DecodeError& e) {
+        logging::warn("control batch at offset {} of producer {} has no readable marker: {}", header.base_offset,
+                      header.producer_id, e.what());
+        return std::nullopt;
+    }
+}
+
 ProducerAppend ProducerStateManager::prepare(std::span<const records::BatchHeader> batches, AppendOrigin origin) const {
+    std::vector<ProducerBatchView> views;
+    views.reserve(batches.size());
+    for (const auto& h : batches) views.push_back({h, std::nullopt});
+    return prepare(views, origin);
+}
+
+ProducerAppend ProducerStateManager::prepare(std::span<const ProducerBatchView> batches, AppendOrigin origin) const {
     ProducerAppend out;
     const ProducerEntry unknown;
-    for (const auto& batch : batches) {
+    for (const auto& view : batches) {
+        const auto& batch = view.header;
         if (batch.producer_id <= kNoProducerId) continue;
         const ProducerEntry* found = find(batch.producer_id);
         const ProducerEntry& current = found ? *found : unknown;
         if (origin == AppendOrigin::client && found) {
             if (auto duplicate = find_duplicate(current, batch)) {
+                out = ProducerAppend{};
                 out.duplicate = duplicate;
-                out.updated.clear();
                 return out;
             }
         }
-        // Transaction markers come with the transaction coordinator.
-        if (batch.is_control()) continue;
+        // An empty control batch: the cleaner removed the transaction it ended.
+        if (batch.is_control() && !view.marker) continue;
 
         // Kafka's ProducerAppendInfo: the entry as this append leaves it
         // starts as the current one without its batches.
@@ -87,17 +107,42 @@ ProducerAppend ProducerStateManager::prepare(std::span<const records::BatchHeade
                    " in partition " + tp_.to_string();
         };
         auto fail = [&](ErrorCode error, std::string message) {
+            out = ProducerAppend{};
             out.error = error;
             out.error_message = std::move(message);
-            out.updated.clear();
             return out;
         };
-        // checkProducerEpoch
+        // checkProducerEpoch. Since Kafka 2.7 an older epoch is
+        // INVALID_PRODUCER_EPOCH (not PRODUCER_FENCED) for data and markers
+        // alike, so that a producer can abort and retry.
         if (batch.producer_epoch < updated.epoch) {
             auto message = "Epoch of " + where() + " is " + std::to_string(batch.producer_epoch) +
                            ", which is smaller than the last seen epoch " + std::to_string(updated.epoch);
             if (origin != AppendOrigin::replication) return fail(ErrorCode::invalid_producer_epoch, std::move(message));
             logging::warn("{}", message);
+        }
+        if (view.marker) {
+            // appendEndTxnMarker: checkCoordinatorEpoch, then the transaction
+            // (if the producer had one open here) ends.
+            const auto& marker = *view.marker;
+            if (updated.coordinator_epoch > marker.coordinator_epoch) {
+                auto message = "Invalid coordinator epoch for producerId " + std::to_string(batch.producer_id) +
+                               " at offset " + std::to_string(batch.base_offset) + " in partition " + tp_.to_string() +
+                               ": " + std::to_string(marker.coordinator_epoch) + " (zombie), " +
+                               std::to_string(updated.coordinator_epoch) + " (current)";
+                if (origin != AppendOrigin::replication)
+                    return fail(ErrorCode::transaction_coordinator_fenced, std::move(message));
+                logging::info("{}", message);
+            }
+            // A marker without data here changes neither the LSO nor the index.
+            if (updated.current_txn_first_offset >= 0)
+                out.completed.push_back({batch.producer_id, updated.current_txn_first_offset, batch.base_offset,
+                                         marker.type == records::ControlRecordType::abort});
+            updated.set_epoch(batch.producer_epoch);
+            updated.coordinator_epoch = marker.coordinator_epoch;
+            updated.last_timestamp = batch.max_timestamp;
+            updated.current_txn_first_offset = -1;
+            continue;
         }
         // checkSequence: a new epoch starts at 0; within an epoch each batch
         // follows the last. A producer this partition does not know (new,
@@ -125,11 +170,21 @@ ProducerAppend ProducerStateManager::prepare(std::span<const records::BatchHeade
         }
         updated.add_batch(batch.producer_epoch, {batch.base_sequence, last_sequence(batch), batch.base_offset,
                                                  batch.last_offset(), batch.max_timestamp});
+        // appendDataBatch: the first transactional batch opens a transaction;
+        // a plain batch while one is open is refused.
+        if (updated.current_txn_first_offset >= 0 && !batch.is_transactional()) {
+            auto message = "Expected transactional write from " + where();
+            if (origin != AppendOrigin::replication) return fail(ErrorCode::invalid_txn_state, std::move(message));
+            logging::warn("{}", message);
+        } else if (updated.current_txn_first_offset < 0 && batch.is_transactional()) {
+            updated.current_txn_first_offset = batch.base_offset;
+            out.started.emplace_back(batch.producer_id, batch.base_offset);
+        }
     }
     return out;
 }
 
-void ProducerStateManager::commit(ProducerAppend append) {
+std::vector<CompletedTxn> ProducerStateManager::commit(ProducerAppend append) {
     for (auto& [producer_id, next] : append.updated) {
         // ProducerStateEntry.update: the epoch (a new one drops the old
         // batches), then this append's batches after those kept.
@@ -143,10 +198,52 @@ void ProducerStateManager::commit(ProducerAppend append) {
             entry.batches.push_back(batch);
         }
     }
+    for (const auto& [producer_id, first_offset] : append.started) ongoing_txns_[first_offset] = producer_id;
+    // UnifiedLog.append: each transaction's last stable offset as of its
+    // marker, then the transaction waits for the high watermark.
+    for (auto& txn : append.completed) {
+        txn.last_stable_offset = last_stable_offset_of(txn);
+        ongoing_txns_.erase(txn.first_offset);
+        unreplicated_txns_[txn.first_offset] = {txn.producer_id, txn.last_offset};
+    }
+    return std::move(append.completed);
 }
 
-void ProducerStateManager::apply(std::span<const records::BatchHeader> batches) {
-    commit(prepare(batches, AppendOrigin::replication));
+std::vector<CompletedTxn> ProducerStateManager::apply(std::span<const ProducerBatchView> batches) {
+    return commit(prepare(batches, AppendOrigin::replication));
+}
+
+std::vector<CompletedTxn> ProducerStateManager::apply(std::span<const records::BatchHeader> batches) {
+    return commit(prepare(batches, AppendOrigin::replication));
+}
+
+std::int64_t ProducerStateManager::last_stable_offset_of(const CompletedTxn& txn) const {
+    for (const auto& [first_offset, producer_id] : ongoing_txns_)
+        if (producer_id != txn.producer_id) return first_offset;
+    return txn.last_offset + 1;
+}
+
+std::optional<std::int64_t> ProducerStateManager::first_unstable_offset() const {
+    std::optional<std::int64_t> first;
+    if (!ongoing_txns_.empty()) first = ongoing_txns_.begin()->first;
+    if (!unreplicated_txns_.empty() && (!first || unreplicated_txns_.begin()->first < *first))
+        first = unreplicated_txns_.begin()->first;
+    return first;
+}
+
+std::optional<std::int64_t> ProducerStateManager::first_undecided_offset() const {
+    if (ongoing_txns_.empty()) return std::nullopt;
+    return ongoing_txns_.begin()->first;
+}
+
+void ProducerStateManager::on_high_watermark(std::int64_t offset) {
+    std::erase_if(unreplicated_txns_, [&](const auto& txn) { return txn.second.second < offset; });
+}
+
+void ProducerStateManager::clear() {
+    producers_.clear();
+    ongoing_txns_.clear();
+    unreplicated_txns_.clear();
 }
 
 const ProducerEntry* ProducerStateManager::find(std::int64_t producer_id) const {
@@ -183,7 +280,7 @@ std::vector<storage::ProducerSnapshotEntry> ProducerStateManager::to_snapshot() 
 }
 
 void ProducerStateManager::load_snapshot(const std::vector<storage::ProducerSnapshotEntry>& entries) {
-    producers_.clear();
+    clear();
     for (const auto& e : entries) {
         ProducerEntry entry;
         entry.epoch = e.epoch;
@@ -194,6 +291,8 @@ void ProducerStateManager::load_snapshot(const std::vector<storage::ProducerSnap
             entry.batches.push_back({decrement_sequence(e.last_sequence, e.offset_delta), e.last_sequence,
                                      e.last_offset - e.offset_delta, e.last_offset, e.timestamp});
         }
+        // Kafka's loadFromSnapshot: open transactions survive the restart.
+        if (e.current_txn_first_offset >= 0) ongoing_txns_[e.current_txn_first_offset] = e.producer_id;
         producers_[e.producer_id] = std::move(entry);
     }
 }

@@ -1,13 +1,22 @@
 #pragma once
-// The idempotent producers of one partition (Kafka's ProducerStateManager and
-// ProducerAppendInfo): per producer id its epoch, the sequence numbers and
-// offsets of its last five batches and its last timestamp. A leader checks
-// every batch of a producer against it before appending: a retry of one of
-// those five batches is a duplicate, answered with the offsets it got the
-// first time; a gap or an older epoch is refused. Replicas and recovery apply
-// batches without the sequence checks, so a new leader dedups as the old one
-// did. No I/O here: the partition snapshots it to files and replays its log
-// into it.
+// The idempotent and transactional producers of one partition (Kafka's
+// ProducerStateManager and ProducerAppendInfo): per producer id its epoch, the
+// sequence numbers and offsets of its last five batches, its last timestamp,
+// the coordinator epoch of its last marker and the first offset of its open
+// transaction. A leader checks every batch of a producer against it before
+// appending: a retry of one of those five batches is a duplicate, answered
+// with the offsets it got the first time; a gap or an older epoch is refused.
+// Replicas and recovery apply batches without refusing, so a new leader
+// dedups as the old one did.
+//
+// Transactions: a producer's first transactional batch opens its transaction
+// here (Kafka's ongoingTxns); its COMMIT or ABORT marker ends it, and the
+// transaction stays unstable until the high watermark passes the marker
+// (unreplicatedTxns), since a new leader might not have the marker. The
+// first offset of the earliest unstable transaction bounds the last stable
+// offset. No I/O here: the partition snapshots it to files, replays its log
+// into it and writes the aborted transactions it reports to the log's
+// transaction index.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -18,6 +27,7 @@
 
 #include "broker/storage/producer_snapshot_file.h"
 #include "protocol/errors.h"
+#include "protocol/records/control_record.h"
 #include "protocol/records/record_batch.h"
 #include "protocol/topic_partition.h"
 
@@ -64,11 +74,40 @@ struct ProducerEntry {
     bool operator==(const ProducerEntry&) const = default;
 };
 
-// Who is appending: a client (a leader's produce: every check), a coordinator
-// writing its own transactional records (epochs checked, no sequence numbers),
-// or the replication and recovery paths (data the leader accepted: an older
-// epoch is only logged, sequences are not checked).
+// Who is appending (Kafka's AppendOrigin): a client (a leader's produce:
+// every check), a coordinator (transaction markers and the group
+// coordinator's own writes: epochs are checked, sequences and duplicates are
+// not), or the replication and recovery paths (data the leader accepted:
+// problems are only logged).
 enum class AppendOrigin { client, coordinator, replication };
+
+// A batch as the producer state reads it: its header, with the offsets the
+// log gives it, and for a control batch the marker it holds (none: an empty
+// control batch, which ends nothing).
+struct ProducerBatchView {
+    records::BatchHeader header;
+    std::optional<records::EndTxnMarker> marker;
+};
+
+// The marker of a control batch (`batch` its bytes); a marker that does not
+// decode is logged and treated as absent.
+std::optional<records::EndTxnMarker> end_txn_marker_of(const records::BatchHeader& header,
+                                                       std::span<const std::uint8_t> batch);
+
+// A transaction a marker ended (Kafka's CompletedTxn): its first offset and
+// the marker's offset.
+struct CompletedTxn {
+    std::int64_t producer_id = -1;
+    std::int64_t first_offset = -1;
+    std::int64_t last_offset = -1;
+    bool aborted = false;
+    // What read_committed consumers may read up to once it is decided (the
+    // first offset of the next open transaction of another producer, else
+    // the marker's next offset): the transaction index records it so that a
+    // reader knows where to stop collecting. Set by commit().
+    std::int64_t last_stable_offset = -1;
+    bool operator==(const CompletedTxn&) const = default;
+};
 
 // The producer state an append would leave, computed before it is written.
 struct ProducerAppend {
@@ -79,6 +118,9 @@ struct ProducerAppend {
     std::optional<ProducerBatch> duplicate;
     // The entries of the producers this append touches, as they become.
     std::map<std::int64_t, ProducerEntry> updated;
+    // Transactions this append opens (producer id, first offset) and ends.
+    std::vector<std::pair<std::int64_t, std::int64_t>> started;
+    std::vector<CompletedTxn> completed;
 };
 
 class ProducerStateManager {
@@ -87,12 +129,28 @@ public:
 
     // Checks `batches` (headers carrying the offsets the log gives them, in
     // order) as Kafka's UnifiedLog.analyzeAndValidateProducerState does.
+    [[nodiscard]] ProducerAppend prepare(std::span<const ProducerBatchView> batches, AppendOrigin origin) const;
+    // Headers alone: control batches among them end nothing.
     [[nodiscard]] ProducerAppend prepare(std::span<const records::BatchHeader> batches, AppendOrigin origin) const;
-    // Once the batches are in the log.
-    void commit(ProducerAppend append);
+    // Once the batches are in the log: the transactions they ended, in
+    // order, with their last stable offsets.
+    std::vector<CompletedTxn> commit(ProducerAppend append);
     // prepare + commit, for data that is in the log already (a follower's
     // append, recovery); problems are logged, never refused.
-    void apply(std::span<const records::BatchHeader> batches);
+    std::vector<CompletedTxn> apply(std::span<const ProducerBatchView> batches);
+    std::vector<CompletedTxn> apply(std::span<const records::BatchHeader> batches);
+
+    // The first offset of the earliest transaction that is open, or decided
+    // with its marker not yet below the high watermark (Kafka's
+    // firstUnstableOffset); none when every transaction is stable.
+    [[nodiscard]] std::optional<std::int64_t> first_unstable_offset() const;
+    // The earliest open transaction's first offset (firstUndecidedOffset).
+    [[nodiscard]] std::optional<std::int64_t> first_undecided_offset() const;
+    // Decided transactions whose marker is below `offset` become stable
+    // (the high watermark passed them, or the log start did).
+    void on_high_watermark(std::int64_t offset);
+    // Open transactions by first offset -> producer id.
+    [[nodiscard]] const std::map<std::int64_t, std::int64_t>& ongoing_transactions() const { return ongoing_txns_; }
 
     [[nodiscard]] const ProducerEntry* find(std::int64_t producer_id) const;
     [[nodiscard]] const std::map<std::int64_t, ProducerEntry>& producers() const { return producers_; }
@@ -101,7 +159,7 @@ public:
     // producer.id.expiration.ms: producers without an open transaction whose
     // last batch is that old go (Kafka's removeExpiredProducers).
     void remove_expired(std::int64_t now_ms, std::int64_t expiration_ms);
-    void clear() { producers_.clear(); }
+    void clear();
 
     // Kafka's snapshot keeps each producer's last batch only.
     [[nodiscard]] std::vector<storage::ProducerSnapshotEntry> to_snapshot() const;
@@ -109,8 +167,16 @@ public:
     void load_snapshot(const std::vector<storage::ProducerSnapshotEntry>& entries);
 
 private:
+    // The first offset of the next open transaction of another producer, or
+    // the marker's next offset (Kafka's lastStableOffset(completedTxn)).
+    [[nodiscard]] std::int64_t last_stable_offset_of(const CompletedTxn& txn) const;
+
     TopicPartition tp_;
     std::map<std::int64_t, ProducerEntry> producers_;
+    std::map<std::int64_t, std::int64_t> ongoing_txns_;
+    // Decided, marker not yet below the high watermark: first offset ->
+    // (producer id, marker offset).
+    std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> unreplicated_txns_;
 };
 
 }  // namespace weir::partitions

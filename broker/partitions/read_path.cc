@@ -59,6 +59,7 @@ asio::awaitable<std::vector<FetchPartitionResult>> ReplicaManager::fetch(FetchPa
             out.high_watermark = read.high_watermark;
             out.last_stable_offset = read.last_stable_offset;
             out.log_start_offset = read.log_start_offset;
+            out.aborted_transactions = std::move(read.aborted_transactions);
             out.error = read.error;
             if (out.error == ErrorCode::none && !read.records.empty() && convert) out.error = convert(read.records);
             if (out.error != ErrorCode::none) {

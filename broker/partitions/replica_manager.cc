@@ -108,6 +108,23 @@ ProduceResult ReplicaManager::produce(const TopicPartition& tp, wire::ByteSpan r
     return result;
 }
 
+AppendResult ReplicaManager::append_txn_marker(const TopicPartition& tp, std::int64_t producer_id,
+                                               std::int16_t producer_epoch, std::int32_t coordinator_epoch,
+                                               bool commit) {
+    AppendResult result;
+    auto partition = get(tp);
+    if (!partition) {
+        result.error = ErrorCode::unknown_topic_or_partition;
+        return result;
+    }
+    if (partition->is_leader() &&
+        static_cast<std::int32_t>(partition->isr().size()) < partition->config().min_insync_replicas) {
+        result.error = ErrorCode::not_enough_replicas;
+        return result;
+    }
+    return partition->append_txn_marker(producer_id, producer_epoch, coordinator_epoch, commit);
+}
+
 asio::awaitable<ErrorCode> ReplicaManager::wait_for_high_watermark(TopicPartition tp, std::int64_t offset,
                                                                    std::chrono::steady_clock::time_point deadline) {
     auto partition = get(tp);

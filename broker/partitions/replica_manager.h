@@ -61,6 +61,8 @@ struct FetchPartitionResult {
     std::int64_t high_watermark = -1;
     std::int64_t last_stable_offset = -1;
     std::int64_t log_start_offset = -1;
+    // txn_committed reads that read: the aborted transactions in `records`.
+    std::optional<std::vector<AbortedTransaction>> aborted_transactions;
 };
 
 // Turns records read into what the fetcher gets (down-conversion for old
@@ -95,6 +97,13 @@ public:
     // Validates the records of one partition of a Produce request and appends
     // them as leader. Does not wait: acks=all then waits for the high watermark.
     ProduceResult produce(const TopicPartition& tp, wire::ByteSpan records, const ProduceLimits& limits);
+    // WriteTxnMarkers on one partition (Kafka appends markers with acks=all
+    // and AppendOrigin.COORDINATOR): UNKNOWN_TOPIC_OR_PARTITION if not
+    // hosted, NOT_ENOUGH_REPLICAS below min.insync.replicas, else
+    // Partition::append_txn_marker. Does not wait: the caller then waits
+    // for the high watermark to pass last_offset.
+    AppendResult append_txn_marker(const TopicPartition& tp, std::int64_t producer_id, std::int16_t producer_epoch,
+                                   std::int32_t coordinator_epoch, bool commit);
     // acks=all: none once the partition's high watermark reaches `offset`;
     // REQUEST_TIMED_OUT at `deadline`; the partition's error if it stops
     // leading or is gone.

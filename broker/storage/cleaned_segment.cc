@@ -23,7 +23,8 @@ std::filesystem::path CleanedSegment::path(std::string_view segment_suffix, std:
 
 CleanedSegment::CleanedSegment(std::filesystem::path dir, std::int64_t base_offset, SegmentOptions options)
     : dir_(std::move(dir)), base_offset_(base_offset), options_(options) {
-    for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix}) remove_file(path(suffix, kCleanedSuffix));
+    for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kTxnIndexSuffix})
+        remove_file(path(suffix, kCleanedSuffix));
     log_ = File::open(path(kLogSuffix, kCleanedSuffix), true);
     offset_index_.emplace(path(kIndexSuffix, kCleanedSuffix), base_offset_, options_.index_max_bytes);
     time_index_.emplace(path(kTimeIndexSuffix, kCleanedSuffix), base_offset_, options_.index_max_bytes);
@@ -38,6 +39,7 @@ CleanedSegment::CleanedSegment(CleanedSegment&& other) noexcept
       log_(std::move(other.log_)),
       offset_index_(std::move(other.offset_index_)),
       time_index_(std::move(other.time_index_)),
+      txn_index_(std::move(other.txn_index_)),
       size_(other.size_),
       max_timestamp_(other.max_timestamp_),
       offset_of_max_timestamp_(other.offset_of_max_timestamp_),
@@ -72,6 +74,13 @@ void CleanedSegment::append(std::span<const std::uint8_t> batch) {
     bytes_since_last_index_entry_ += h.total_size();
 }
 
+void CleanedSegment::add_aborted_txns(std::span<const AbortedTxn> txns) {
+    if (stage_ != Stage::writing) throw StorageError("cleaned segment is no longer open for appends");
+    if (txns.empty()) return;
+    if (!txn_index_) txn_index_.emplace(path(kTxnIndexSuffix, kCleanedSuffix), options_.index_max_bytes);
+    for (const auto& txn : txns) txn_index_->append(txn);
+}
+
 void CleanedSegment::finish(std::optional<std::filesystem::file_time_type> mtime) {
     if (stage_ != Stage::writing) throw StorageError("cleaned segment finished twice");
     if (max_timestamp_ >= 0) time_index_->maybe_append(max_timestamp_, offset_of_max_timestamp_, true);
@@ -82,6 +91,7 @@ void CleanedSegment::finish(std::optional<std::filesystem::file_time_type> mtime
     offset_index_->release();
     time_index_->release();
     for (auto suffix : {kIndexSuffix, kTimeIndexSuffix}) File::open(path(suffix, kCleanedSuffix), false).sync();
+    if (txn_index_) txn_index_->flush();
     if (mtime) {
         std::error_code ec;
         std::filesystem::last_write_time(log_.path(), *mtime, ec);
@@ -93,6 +103,11 @@ void CleanedSegment::finish(std::optional<std::filesystem::file_time_type> mtime
 
 void CleanedSegment::rename_all(std::string_view from, std::string_view to) {
     // The .log last: its presence under the new stage name is what recovery acts on.
+    if (txn_index_) {
+        std::error_code ec;
+        std::filesystem::rename(path(kTxnIndexSuffix, from), path(kTxnIndexSuffix, to), ec);
+        if (ec) throw StorageError("rename " + path(kTxnIndexSuffix, from).string() + ": " + ec.message());
+    }
     for (auto suffix : {kIndexSuffix, kTimeIndexSuffix, kLogSuffix}) {
         std::error_code ec;
         std::filesystem::rename(path(suffix, from), path(suffix, to), ec);
@@ -122,7 +137,8 @@ void CleanedSegment::discard() noexcept {
     log_.close();
     if (offset_index_) offset_index_->release();
     if (time_index_) time_index_->release();
-    for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix}) remove_file(path(suffix, kCleanedSuffix));
+    for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kTxnIndexSuffix})
+        remove_file(path(suffix, kCleanedSuffix));
     stage_ = Stage::discarded;
 }
 

@@ -2,7 +2,8 @@
 // The segment a cleaning writes to replace a group of segments, and the
 // crash-safe swap that puts it in their place (Kafka's LogCleaner +
 // UnifiedLog.replaceSegments):
-//   1. `<base>.log.cleaned`, `.index.cleaned`, `.timeindex.cleaned` are
+//   1. `<base>.log.cleaned`, `.index.cleaned`, `.timeindex.cleaned` (and
+//      `.txnindex.cleaned` when the group had aborted transactions) are
 //      written and fsynced (a crash here: recovery deletes them, the old
 //      segments stand);
 //   2. they are renamed to `.swap`, the `.log` last, and the dir fsynced: from
@@ -20,6 +21,7 @@
 #include "broker/storage/offset_index.h"
 #include "broker/storage/segment.h"
 #include "broker/storage/time_index.h"
+#include "broker/storage/txn_index.h"
 
 namespace weir::storage {
 
@@ -42,6 +44,10 @@ public:
 
     // Appends one whole batch (offsets at or above the base, increasing).
     void append(std::span<const std::uint8_t> batch);
+    // The replaced segments' aborted transactions, in order (the cleaner
+    // keeps every marker and transaction data is never removed before its
+    // marker, so they all still describe the cleaned data). Before finish().
+    void add_aborted_txns(std::span<const AbortedTxn> txns);
     // Final time index entry, indexes trimmed, everything fsynced; the .log
     // gets `mtime` (Kafka keeps the last replaced segment's, which
     // retention.ms falls back to when batches carry no timestamps).
@@ -67,6 +73,7 @@ private:
     File log_;
     std::optional<OffsetIndex> offset_index_;
     std::optional<TimeIndex> time_index_;
+    std::optional<TxnIndex> txn_index_;
     std::uint64_t size_ = 0;
     std::int64_t max_timestamp_ = -1;
     std::int64_t offset_of_max_timestamp_ = -1;

@@ -62,6 +62,10 @@ struct LogCleanerManager::Job {
     std::size_t dirty_index = 0;
     std::int64_t next_offset = 0;
     std::uint64_t batches_mapped = 0;
+    // The transactions aborted in the dirty section (from its transaction
+    // indexes): their records never shadow others, so that an aborted write
+    // cannot remove a committed one. Read at the first map step.
+    std::optional<std::vector<AbortedTxn>> aborted;
 
     // Cleaning: [0, end_offset) in groups of segments, each replaced by `out`.
     std::int64_t end_offset = 0;
@@ -200,6 +204,15 @@ std::optional<TopicPartition> LogCleanerManager::step() {
 void LogCleanerManager::map_step(Job& job, std::size_t budget) {
     const auto first_dirty = job.section.first_dirty_offset;
     const auto& segments = job.log->segments();
+    if (!job.aborted) job.aborted = job.log->collect_aborted_txns(first_dirty, job.section.first_uncleanable_offset);
+    auto aborted = [&](const records::BatchHeader& h) {
+        if (!h.is_transactional()) return false;
+        for (const auto& txn : *job.aborted)
+            if (txn.producer_id == h.producer_id && txn.first_offset <= h.base_offset &&
+                h.base_offset <= txn.last_offset)
+                return true;
+        return false;
+    };
     while (budget > 0 && job.dirty_index < job.dirty_bases.size()) {
         auto base = job.dirty_bases[job.dirty_index];
         auto next_base = job.dirty_index + 1 < job.dirty_bases.size() ? job.dirty_bases[job.dirty_index + 1]
@@ -221,7 +234,8 @@ void LogCleanerManager::map_step(Job& job, std::size_t budget) {
                 full = true;
                 return;
             }
-            if (!h.is_control()) {
+            // Markers stay (the filter leaves control batches alone) and are no key's latest.
+            if (!h.is_control() && !aborted(h)) {
                 try {
                     for (const auto& r : records::decode_records(batch)) {
                         auto offset = h.base_offset + r.offset_delta;
@@ -300,6 +314,12 @@ void LogCleanerManager::clean_step(Job& job, std::size_t budget) {
             std::error_code ec;
             auto last_write = std::filesystem::last_write_time(segments.at(group.back()).log_path(), ec);
             if (!ec) mtime = last_write;
+            std::vector<AbortedTxn> aborted;
+            for (auto base : group) {
+                const auto& entries = segments.at(base).txn_index().entries();
+                aborted.insert(aborted.end(), entries.begin(), entries.end());
+            }
+            job.out->add_aborted_txns(aborted);
             job.out->finish(mtime);
             job.out_finished = true;
             job.stats.bytes_written += job.out->size();

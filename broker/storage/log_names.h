@@ -14,6 +14,7 @@ namespace weir::storage {
 inline constexpr std::string_view kLogSuffix = ".log";
 inline constexpr std::string_view kIndexSuffix = ".index";
 inline constexpr std::string_view kTimeIndexSuffix = ".timeindex";
+inline constexpr std::string_view kTxnIndexSuffix = ".txnindex";
 inline constexpr std::string_view kDeleteDirSuffix = "-delete";
 inline constexpr std::string_view kCleanShutdownFile = ".kafka_cleanshutdown";
 inline constexpr std::string_view kRecoveryPointCheckpointFile = "recovery-point-offset-checkpoint";

@@ -44,12 +44,16 @@ void complete_swaps(const std::filesystem::path& dir, const std::string& name) {
         std::vector<std::filesystem::path> replaced;
         for (const auto& entry : std::filesystem::directory_iterator(dir)) {
             auto file = entry.path().filename().string();
-            for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix}) {
+            for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kTxnIndexSuffix}) {
                 auto old = parse_segment_file_name(file, suffix);
                 if (old && *old >= base && *old < end) replaced.push_back(entry.path());
             }
         }
         for (const auto& path : replaced) std::filesystem::remove(path);
+        // The transaction index cannot be rebuilt from the segment alone.
+        auto txn_swap = dir / (segment_file_name(base, kTxnIndexSuffix) + std::string(kSwapSuffix));
+        if (std::filesystem::exists(txn_swap))
+            std::filesystem::rename(txn_swap, dir / segment_file_name(base, kTxnIndexSuffix));
         std::filesystem::rename(swap, dir / segment_file_name(base, kLogSuffix));
         logging::warn("{}: completed the swap of cleaned segment {} (offsets up to {})", name, base, end - 1);
     }
@@ -87,7 +91,8 @@ void PartitionLog::load(const LoadOptions& options) {
             bases.push_back(*base);
         else if (is_leftover_file(name))
             std::filesystem::remove(entry.path());
-        else if (parse_segment_file_name(name, kIndexSuffix) || parse_segment_file_name(name, kTimeIndexSuffix))
+        else if (parse_segment_file_name(name, kIndexSuffix) || parse_segment_file_name(name, kTimeIndexSuffix) ||
+                 parse_segment_file_name(name, kTxnIndexSuffix))
             index_files.push_back(entry.path());
     }
     for (const auto& path : index_files) {
@@ -244,7 +249,7 @@ AppendResult PartitionLog::append_replicated(std::span<const std::uint8_t> batch
 void PartitionLog::roll(std::int64_t new_base) {
     auto now = clock_();
     active().make_inactive();
-    for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix})
+    for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kTxnIndexSuffix})
         std::filesystem::remove(dir_ / segment_file_name(new_base, suffix));  // stale leftovers
     Segment segment(dir_, new_base, segment_options(), now);
     segment.make_active();
@@ -343,6 +348,30 @@ std::optional<FoundRecord> PartitionLog::max_timestamp() const {
     return best->find_max_timestamp();
 }
 
+void PartitionLog::append_aborted_txn(const AbortedTxn& txn) {
+    ensure_open();
+    auto it = segments_.upper_bound(txn.last_offset);
+    if (it == segments_.begin()) throw StorageError("no segment holds offset " + std::to_string(txn.last_offset));
+    std::prev(it)->second.append_aborted_txn(txn);
+}
+
+std::vector<AbortedTxn> PartitionLog::collect_aborted_txns(std::int64_t fetch_offset, std::int64_t upper_bound) const {
+    std::vector<AbortedTxn> out;
+    if (state_ != State::open) return out;
+    auto it = segments_.upper_bound(fetch_offset);
+    if (it != segments_.begin()) --it;
+    for (; it != segments_.end(); ++it)
+        if (it->second.txn_index().collect(fetch_offset, upper_bound, out)) break;
+    return out;
+}
+
+void PartitionLog::truncate_txn_indexes(std::int64_t offset) {
+    ensure_open();
+    auto it = segments_.upper_bound(offset);
+    if (it != segments_.begin()) --it;
+    for (; it != segments_.end(); ++it) it->second.truncate_txn_index(offset);
+}
+
 template <typename Pred>
 std::size_t PartitionLog::delete_old_segments(Pred predicate) {
     std::size_t deleted = 0;
@@ -412,10 +441,12 @@ void PartitionLog::truncate_to(std::int64_t offset) {
         segments_.erase(victim);
     }
     auto& segment = active();
-    if (segment.translate_offset(offset))
+    if (segment.translate_offset(offset)) {
         segment.truncate_to(offset);
-    else
+    } else {
         segment.load_tail();  // nothing to cut; was a middle segment, learn its end
+        segment.truncate_txn_index(offset);
+    }
     segment.make_active();
     log_end_offset_ = segment.next_offset();
     recovery_point_ = std::min(recovery_point_, log_end_offset_);

@@ -103,6 +103,19 @@ public:
     // -3 (KIP-734): the record with the largest timestamp (first of equals).
     [[nodiscard]] std::optional<FoundRecord> max_timestamp() const;
 
+    // ---- transaction index (.txnindex) ----
+    // An ABORT marker at `txn.last_offset` ended `txn`: recorded in the
+    // segment holding the marker. Throws StorageError on I/O failure.
+    void append_aborted_txn(const AbortedTxn& txn);
+    // Kafka's collectAbortedTransactions: the aborted transactions with data
+    // at or after `fetch_offset` and before `upper_bound`, from the segment
+    // holding `fetch_offset` on until an entry shows later ones hold none.
+    [[nodiscard]] std::vector<AbortedTxn> collect_aborted_txns(std::int64_t fetch_offset,
+                                                               std::int64_t upper_bound) const;
+    // Forgets the aborted transactions whose marker is at or after `offset`
+    // (the partition replays the log from there and records them again).
+    void truncate_txn_indexes(std::int64_t offset);
+
     // DeleteRecords: moves the log start offset up to `offset` (<= log end,
     // else OFFSET_OUT_OF_RANGE; the partition layer bounds it by its high
     // watermark first) and deletes whole segments below it.

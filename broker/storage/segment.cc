@@ -40,6 +40,7 @@ Segment::Segment(const std::filesystem::path& dir, std::int64_t base_offset, Seg
       log_(File::open(dir / segment_file_name(base_offset, kLogSuffix), true)),
       offset_index_(dir / segment_file_name(base_offset, kIndexSuffix), base_offset, options.index_max_bytes),
       time_index_(dir / segment_file_name(base_offset, kTimeIndexSuffix), base_offset, options.index_max_bytes),
+      txn_index_(dir / segment_file_name(base_offset, kTxnIndexSuffix), options.index_max_bytes),
       size_(log_.size()),
       next_offset_(base_offset),
       created_ms_(now_ms) {
@@ -244,7 +245,7 @@ bool Segment::should_roll(const RollParams& p) const {
     if (size_ == 0) return false;
     if (size_ + p.messages_size > static_cast<std::uint64_t>(std::max<std::int64_t>(p.segment_bytes, 0))) return true;
     if (size_ + p.messages_size > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) return true;
-    if (offset_index_.full() || time_index_.full()) return true;
+    if (offset_index_.full() || time_index_.full() || txn_index_.full()) return true;
     if (p.max_offset_in_messages - base_offset_ > std::numeric_limits<std::int32_t>::max()) return true;
     // Kafka measures from the first batch's timestamp to the incoming one's,
     // falling back to wall-clock age when timestamps are missing.
@@ -283,6 +284,7 @@ std::uint64_t Segment::recover() {
     if (truncated > 0) log_.truncate(valid_end);
     size_ = valid_end;
     next_offset_ = last >= 0 ? last + 1 : base_offset_;
+    txn_index_.truncate_to(next_offset_);
     index_files_existed_ = true;
     return truncated;
 }
@@ -317,6 +319,7 @@ std::uint64_t Segment::truncate_to(std::int64_t offset) {
     if (!loc) return 0;
     offset_index_.truncate_to(offset);
     time_index_.truncate_to(offset);
+    txn_index_.truncate_to(offset);
     auto removed = size_ - loc->position;
     log_.truncate(loc->position);
     size_ = loc->position;
@@ -355,6 +358,7 @@ void Segment::flush() const {
     log_.sync();
     offset_index_.flush();
     time_index_.flush();
+    txn_index_.flush();
 }
 
 void Segment::close() {
@@ -373,6 +377,7 @@ void Segment::remove() {
     release();
     offset_index_.remove();
     time_index_.remove();
+    txn_index_.remove();
     std::error_code ec;
     std::filesystem::remove(path, ec);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // One log segment: `<base>.log` (record batches back to back, exactly as
-// stored), its sparse `.index` and `.timeindex`. Kafka's LogSegment.
+// stored), its sparse `.index` and `.timeindex`, and its `.txnindex` once a
+// transaction aborts in it. Kafka's LogSegment.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "broker/storage/file.h"
 #include "broker/storage/offset_index.h"
 #include "broker/storage/time_index.h"
+#include "broker/storage/txn_index.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::storage {
@@ -61,6 +63,11 @@ public:
     [[nodiscard]] std::int64_t largest_timestamp() const;
     [[nodiscard]] const OffsetIndex& offset_index() const { return offset_index_; }
     [[nodiscard]] const TimeIndex& time_index() const { return time_index_; }
+    [[nodiscard]] const TxnIndex& txn_index() const { return txn_index_; }
+    // An ABORT marker in this segment ended `txn` (Kafka's updateTxnIndex).
+    void append_aborted_txn(const AbortedTxn& txn) { txn_index_.append(txn); }
+    // Drops the aborted transactions whose marker is at or after `offset`.
+    void truncate_txn_index(std::int64_t offset) { txn_index_.truncate_to(offset); }
     [[nodiscard]] const std::filesystem::path& log_path() const { return log_.path(); }
 
     // Checks whole batches (header and CRC) from `position`, at least one
@@ -101,8 +108,10 @@ public:
     // False if an index file was missing or fails its sanity check.
     [[nodiscard]] bool indexes_sane() const;
     // Full scan validating length, offsets and CRC of every batch; rebuilds
-    // both indexes; truncates the .log at the first invalid batch. Returns the
-    // number of bytes truncated.
+    // both offset and time indexes; truncates the .log at the first invalid
+    // batch, and the transaction index to what is left. Returns the number of
+    // bytes truncated. (The partition, which knows where transactions start,
+    // rewrites the transaction index for the data it replays.)
     std::uint64_t recover();
     // For a cleanly closed segment: finds next_offset and the max timestamp by
     // scanning headers after the last index entry. False if the tail is
@@ -133,6 +142,7 @@ private:
     File log_;
     OffsetIndex offset_index_;
     TimeIndex time_index_;
+    TxnIndex txn_index_;
     std::uint64_t size_ = 0;
     std::int64_t next_offset_;
     std::int64_t max_timestamp_ = -1;
