@@ -58,6 +58,9 @@ public:
     Task<msg::OffsetDeleteResponse> offset_delete(const Ctx&, msg::OffsetDeleteRequest) override {
         co_return msg::OffsetDeleteResponse{};
     }
+    Task<msg::TxnOffsetCommitResponse> txn_offset_commit(const Ctx&, msg::TxnOffsetCommitRequest) override {
+        co_return msg::TxnOffsetCommitResponse{};
+    }
     void complete_transaction(std::int32_t partition, std::int64_t producer_id, bool commit) override {
         completed.push_back({partition, producer_id, commit});
     }

@@ -264,19 +264,6 @@ msg::TxnOffsetCommitRequest txn_commit_request(const std::string& group, std::in
     return r;
 }
 
-// What WriteTxnMarkers leaves in a __consumer_offsets partition: the control batch, then the hook.
-wire::Bytes marker_batch(std::int64_t producer_id, bool commit) {
-    records::BatchBuilderOptions o;
-    o.producer_id = producer_id;
-    o.producer_epoch = 0;
-    o.transactional = true;
-    o.control = true;
-    records::Record r;
-    r.key = wire::Bytes{0, 0, 0, static_cast<std::uint8_t>(commit ? 1 : 0)};
-    r.value = wire::Bytes{0, 0, 0, 0, 0, 0};
-    return records::build_batch(o, std::vector<records::Record>{r});
-}
-
 TEST_F(CoordinatorServiceTest, TransactionalOffsetsShowAfterTheCommitMarkerAndSurviveARestart) {
     find("eos", 2);
     const auto partition = store::partition_for("eos", 4);
@@ -284,15 +271,15 @@ TEST_F(CoordinatorServiceTest, TransactionalOffsetsShowAfterTheCommitMarkerAndSu
     ASSERT_EQ(committed.topics.at(0).partitions.at(0).error_code, 0);
     EXPECT_EQ(fetch_one("eos"), -1);  // pending: invisible
 
-    auto marker = marker_batch(500, true);
-    ASSERT_EQ(offsets_log(partition)->append(marker, partitions::AppendOrigin::coordinator).error, ErrorCode::none);
+    // What WriteTxnMarkers does: the marker, then the hook.
+    ASSERT_EQ(offsets_log(partition)->append_txn_marker(500, 0, 0, true).error, ErrorCode::none);
     service_->complete_transaction(partition, 500, true);
     EXPECT_EQ(fetch_one("eos"), 40);
 
     // An aborted transaction's offsets never show; an open one's block require_stable.
     send(txn_commit_request("eos", 501, 90), 3, &S::txn_offset_commit);
-    auto abort = marker_batch(501, false);
-    ASSERT_EQ(offsets_log(partition)->append(abort, partitions::AppendOrigin::coordinator).error, ErrorCode::none);
+    // What WriteTxnMarkers does: the marker, then the hook.
+    ASSERT_EQ(offsets_log(partition)->append_txn_marker(501, 0, 0, false).error, ErrorCode::none);
     service_->complete_transaction(partition, 501, false);
     EXPECT_EQ(fetch_one("eos"), 40);
     send(txn_commit_request("eos", 502, 70), 3, &S::txn_offset_commit);
@@ -310,8 +297,8 @@ TEST_F(CoordinatorServiceTest, TransactionalOffsetsShowAfterTheCommitMarkerAndSu
     EXPECT_EQ(fetch_one("eos"), 40);
     EXPECT_EQ(send(stable, 7, &S::offset_fetch).topics.at(0).partitions.at(0).error_code,
               to_int(ErrorCode::unstable_offset_commit));
-    auto late = marker_batch(502, true);
-    ASSERT_EQ(offsets_log(partition)->append(late, partitions::AppendOrigin::coordinator).error, ErrorCode::none);
+    // What WriteTxnMarkers does: the marker, then the hook.
+    ASSERT_EQ(offsets_log(partition)->append_txn_marker(502, 0, 0, true).error, ErrorCode::none);
     service_->complete_transaction(partition, 502, true);
     EXPECT_EQ(fetch_one("eos"), 70);
 }
