@@ -36,7 +36,9 @@ public:
         std::chrono::milliseconds marker_retry_backoff{100};  // Kafka's retry.backoff.ms
     };
 
-    explicit TxnService(handlers::BrokerContext& broker, Options options = {});
+    explicit TxnService(handlers::BrokerContext& broker) : TxnService(broker, Options{}) {}
+    TxnService(handlers::BrokerContext& broker, Options options);
+
     ~TxnService() override;
     TxnService(const TxnService&) = delete;
     TxnService& operator=(const TxnService&) = delete;
