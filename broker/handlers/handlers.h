@@ -68,8 +68,7 @@ Task<msg::DeleteAclsResponse> handle(BrokerContext&, const RequestContext&, msg:
 Task<msg::AddPartitionsToTxnResponse> handle(BrokerContext&, const RequestContext&, msg::AddPartitionsToTxnRequest);
 Task<msg::AddOffsetsToTxnResponse> handle(BrokerContext&, const RequestContext&, msg::AddOffsetsToTxnRequest);
 Task<msg::EndTxnResponse> handle(BrokerContext&, const RequestContext&, msg::EndTxnRequest);
-Task<msg::DescribeTransactionsResponse> handle(BrokerContext&, const RequestContext&,
-                                               msg::DescribeTransactionsRequest);
+Task<msg::DescribeTransactionsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeTransactionsRequest);
 Task<msg::ListTransactionsResponse> handle(BrokerContext&, const RequestContext&, msg::ListTransactionsRequest);
 
 // FindCoordinator (find_coordinator.cc) routes on the key type to a coordinator's locator.

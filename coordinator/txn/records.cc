@@ -40,7 +40,9 @@ wire::Bytes txn_log_value(const TxnTransit& transit) {
     v.transaction_status = static_cast<std::int8_t>(transit.state);
     v.transaction_last_update_timestamp_ms = transit.last_update_timestamp;
     v.transaction_start_timestamp_ms = transit.start_timestamp;
-    if (transit.state != TxnState::empty) {
+    if (transit.state == TxnState::empty) {
+        v.transaction_partitions = std::nullopt;
+    } else {
         // Grouped by topic, partitions in order.
         std::vector<msg::TransactionLogValue::PartitionsSchema> topics;
         for (const auto& tp : transit.partitions) {

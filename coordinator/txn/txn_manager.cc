@@ -162,20 +162,22 @@ Step TxnManager::init_producer_id(TimeMs now, const std::string& transactional_i
     if (!valid_timeout(timeout_ms)) return answer(ErrorCode::invalid_transaction_timeout);
     auto found = lookup(transactional_id);
     if (found.error != ErrorCode::none) return answer(found.error);
+    // Producer ids are never negative: kNoProducerId means none at hand.
+    std::int64_t fresh_id = new_producer_id.value_or(kNoProducerId);
     if (!found.txn) {
-        if (!new_producer_id) {
+        if (fresh_id == kNoProducerId) {
             Step s;
             s.need_producer_id = true;
             return s;
         }
         TxnMetadata created;
         created.transactional_id = transactional_id;
-        created.producer_id = *new_producer_id;
+        created.producer_id = fresh_id;
         created.timeout_ms = timeout_ms;
         created.state = TxnState::empty;
         created.last_update_timestamp = now;
         found.txn = &found.partition->txns.emplace(transactional_id, std::move(created)).first->second;
-        new_producer_id.reset();  // used
+        fresh_id = kNoProducerId;  // used
     }
     TxnMetadata& txn = *found.txn;
 
@@ -211,12 +213,12 @@ Step TxnManager::init_producer_id(TimeMs now, const std::string& transactional_i
     t.start_timestamp = -1;
     t.last_update_timestamp = now;
     if (epoch_exhausted(txn.producer_epoch) && (!expected || expected->epoch == txn.producer_epoch)) {
-        if (!new_producer_id) {
+        if (fresh_id == kNoProducerId) {
             Step s;
             s.need_producer_id = true;
             return s;
         }
-        t.producer_id = *new_producer_id;
+        t.producer_id = fresh_id;
         t.producer_epoch = 0;
         t.last_producer_epoch = expected ? txn.producer_epoch : kNoProducerEpoch;
     } else {

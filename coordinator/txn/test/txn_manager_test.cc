@@ -105,11 +105,14 @@ TEST_F(TxnManagerTest, InitValidatesIdAndTimeoutBeforeOwnership) {
 }
 
 TEST_F(TxnManagerTest, RequestsDuringAWriteAreConcurrent) {
-    auto step = core_.init_producer_id(now_, "t", kTimeout, std::nullopt, 1000);
+    init("t");
+    auto step = core_.init_producer_id(now_, "t", kTimeout, std::nullopt, std::nullopt);
     ASSERT_TRUE(step.write);
-    EXPECT_EQ(core_.init_producer_id(now_, "t", kTimeout, std::nullopt, 1001).error,
+    EXPECT_EQ(core_.init_producer_id(now_, "t", kTimeout, std::nullopt, std::nullopt).error,
               ErrorCode::concurrent_transactions);
+    // The epoch checks come first (Kafka's order): the current epoch is still 0.
     EXPECT_EQ(core_.add_partitions(now_, "t", 1000, 0, {{"a", 0}}).error, ErrorCode::concurrent_transactions);
+    EXPECT_EQ(core_.add_partitions(now_, "t", 1000, 1, {{"a", 0}}).error, ErrorCode::producer_fenced);
 }
 
 TEST_F(TxnManagerTest, Kip360RecoveryBumpsFromTheNamedEpochAndRetriesGetTheSameEpoch) {

@@ -114,6 +114,7 @@ TEST_F(TxnCoordinatorTest, UnknownPartitionsFailTheWholeRequest) {
 TEST_F(TxnCoordinatorTest, CommitSendsMarkersToEveryPartitionThenCompletes) {
     auto p = ready("tx");
     create_topic("orders", 2);
+    create_topic("__consumer_offsets", 6);  // the group coordinator's, which TxnOffsetCommit needs
     auto added = add("tx", p.producer_id, 0, "orders", {0, 1});
     EXPECT_EQ(added.results_by_topic_v3_and_below[0].results_by_partition[1].partition_error_code, 0);
     EXPECT_EQ(add_offsets("tx", p.producer_id, 0, "my-group").error_code, 0);
