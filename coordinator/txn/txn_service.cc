@@ -145,6 +145,9 @@ Task<handlers::CoordinatorLocation> TxnService::locate(std::string transactional
 }
 
 ErrorCode TxnService::refine(ErrorCode error, std::string_view transactional_id) const {
+    if (error == ErrorCode::none || error == ErrorCode::invalid_request) return error;
+    // Kafka's isActive: a coordinator shutting down serves nothing.
+    if (stopped_) return ErrorCode::coordinator_not_available;
     if (error != ErrorCode::not_coordinator) return error;
     return runtime_.status(partition_for(transactional_id)).value_or(error);
 }
@@ -165,6 +168,7 @@ Task<msg::InitProducerIdResponse> TxnService::init_producer_id(const Ctx& ctx, m
     if (request.producer_id != kNoProducerId)
         expected = ProducerIdAndEpoch{request.producer_id, request.producer_epoch};
 
+    if (stopped_ && !id.empty()) co_return fail(ErrorCode::coordinator_not_available);
     std::optional<std::int64_t> new_producer_id;
     Step step;
     // A new producer id is asked for only when needed; the state may move
@@ -192,6 +196,10 @@ Task<msg::InitProducerIdResponse> TxnService::init_producer_id(const Ctx& ctx, m
 Task<TxnService::Answer> TxnService::add_partitions(std::string transactional_id, std::int64_t producer_id,
                                                     std::int16_t producer_epoch, PartitionSet partitions) {
     Answer answer;
+    if (stopped_ && !transactional_id.empty()) {
+        answer.error = ErrorCode::coordinator_not_available;
+        co_return answer;
+    }
     auto step = core_.add_partitions(now(), transactional_id, producer_id, producer_epoch, partitions);
     if (!step.write) {
         answer.error = refine(step.error, transactional_id);
@@ -277,8 +285,13 @@ Task<msg::AddOffsetsToTxnResponse> TxnService::add_offsets_to_txn(const Ctx& ctx
 Task<msg::EndTxnResponse> TxnService::end_txn(const Ctx& ctx, msg::EndTxnRequest request) {
     const auto version = ctx.version();
     msg::EndTxnResponse response;
-    auto step =
-        core_.end_txn(now(), request.transactional_id, request.producer_id, request.producer_epoch, request.committed);
+    Step step;
+    if (stopped_ && !request.transactional_id.empty()) {
+        step.error = ErrorCode::coordinator_not_available;
+    } else {
+        step = core_.end_txn(now(), request.transactional_id, request.producer_id, request.producer_epoch,
+                             request.committed);
+    }
     Answer answer;
     if (!step.write) {
         answer.error = refine(step.error, request.transactional_id);

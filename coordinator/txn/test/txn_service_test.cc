@@ -359,8 +359,13 @@ TEST_F(TxnCoordinatorTest, BatchedAddPartitionsFromBrokers) {
 }
 
 TEST_F(TxnCoordinatorTest, StoppedCoordinatorIsNotAvailable) {
-    ready("tx");
+    auto p = ready("tx");
+    create_topic("orders", 1);
+    add("tx", p.producer_id, 0, "orders", {0});
     service_->stop();
+    EXPECT_EQ(init("tx").error_code, err(ErrorCode::coordinator_not_available));
+    EXPECT_EQ(add_offsets("tx", p.producer_id, 0, "g").error_code, err(ErrorCode::coordinator_not_available));
+    EXPECT_EQ(end("tx", p.producer_id, 0, true).error_code, err(ErrorCode::coordinator_not_available));
     EXPECT_EQ(describe("tx").error_code, err(ErrorCode::coordinator_not_available));
     msg::ListTransactionsRequest all;
     EXPECT_EQ(send(all, 0).error_code, err(ErrorCode::coordinator_not_available));
