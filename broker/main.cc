@@ -19,6 +19,7 @@
 #include "cli/transactions/transactions_cli.h"
 #include "coordinator/controller/zk_controller.h"
 #include "coordinator/group_coordinator.h"
+#include "coordinator/txn/transaction_coordinator.h"
 
 int main(int argc, char** argv) {
     using namespace weir;
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
         server::Broker broker(
             std::move(cfg),
             [](handlers::BrokerContext& context) { return coordinator::make_group_coordinator(context); },
-            &controller::make_cluster_controller);
+            &controller::make_cluster_controller,
+            [](handlers::BrokerContext& context) { return coordinator::make_transaction_coordinator(context); });
         return broker.run();
     } catch (const std::exception& e) {
         logging::error("fatal: {}", e.what());

@@ -215,6 +215,11 @@ std::int16_t BrokerConfig::internal_topic_replication_factor(int live_brokers) c
     return static_cast<std::int16_t>(std::min<int>(offsets_topic_replication_factor, live));
 }
 
+std::int16_t BrokerConfig::transaction_topic_replication_factor(int live_brokers) const noexcept {
+    const int live = std::max(live_brokers, 1);
+    return static_cast<std::int16_t>(std::min<int>(transaction_state_log_replication_factor, live));
+}
+
 const Listener* BrokerConfig::advertised_listener(std::string_view name) const noexcept {
     for (const Listener& l : advertised_listeners)
         if (l.name == name) return &l;
@@ -350,6 +355,17 @@ BrokerConfig build_broker_config(const ConfigMap& props, std::vector<std::string
     cfg.offsets_retention_check_interval_ms = v.num("offsets.retention.check.interval.ms");
     cfg.offsets_commit_timeout_ms = v.i32("offsets.commit.timeout.ms");
     cfg.offsets_load_buffer_size = v.i32("offsets.load.buffer.size");
+    cfg.transaction_state_log_num_partitions = v.i32("transaction.state.log.num.partitions");
+    cfg.transaction_state_log_replication_factor =
+        static_cast<std::int16_t>(v.num("transaction.state.log.replication.factor"));
+    cfg.transaction_state_log_segment_bytes = v.i32("transaction.state.log.segment.bytes");
+    cfg.transaction_state_log_load_buffer_size = v.i32("transaction.state.log.load.buffer.size");
+    cfg.transaction_max_timeout_ms = v.i32("transaction.max.timeout.ms");
+    cfg.transactional_id_expiration_ms = v.i32("transactional.id.expiration.ms");
+    cfg.transaction_abort_timed_out_transaction_cleanup_interval_ms =
+        v.i32("transaction.abort.timed.out.transaction.cleanup.interval.ms");
+    cfg.transaction_remove_expired_transaction_cleanup_interval_ms =
+        v.i32("transaction.remove.expired.transaction.cleanup.interval.ms");
     {
         const std::int64_t acks = v.num("offsets.commit.required.acks");
         if (acks < -1 || acks > cfg.offsets_topic_replication_factor) {

@@ -91,6 +91,14 @@ struct BrokerConfig {
     std::int64_t offsets_retention_check_interval_ms = 600000;
     std::int32_t offsets_commit_timeout_ms = 5000;
     std::int32_t offsets_load_buffer_size = 5242880;
+    std::int32_t transaction_state_log_num_partitions = 50;
+    std::int16_t transaction_state_log_replication_factor = 3;  // as configured; see internal_topic_replication_factor
+    std::int32_t transaction_state_log_segment_bytes = 104857600;
+    std::int32_t transaction_state_log_load_buffer_size = 5242880;
+    std::int32_t transaction_max_timeout_ms = 900000;
+    std::int32_t transactional_id_expiration_ms = 604800000;
+    std::int32_t transaction_abort_timed_out_transaction_cleanup_interval_ms = 10000;
+    std::int32_t transaction_remove_expired_transaction_cleanup_interval_ms = 3600000;
 
     std::string zookeeper_connect;  // empty: single embedded node
     std::int32_t zookeeper_session_timeout_ms = 18000;
@@ -122,6 +130,8 @@ struct BrokerConfig {
     // factor, limited to the live brokers (at least 1) so a single node works
     // with Kafka's default of 3.
     std::int16_t internal_topic_replication_factor(int live_brokers) const noexcept;
+    // The same for __transaction_state.
+    std::int16_t transaction_topic_replication_factor(int live_brokers) const noexcept;
 
     // nullptr when there is no listener with that name.
     const Listener* advertised_listener(std::string_view name) const noexcept;

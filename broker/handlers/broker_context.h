@@ -21,6 +21,7 @@ namespace weir::handlers {
 
 class CoordinatorLocator;
 class GroupService;
+class TransactionService;
 
 struct BrokerContext {
     const config::BrokerConfig& config;
@@ -30,7 +31,9 @@ struct BrokerContext {
     bool stopping_flag = false;
     // Set once at start-up, before any request is served.
     GroupService* group_service = nullptr;
-    // FindCoordinator's key type 1; none until a transaction coordinator exists.
+    // The transaction coordinator, if the broker runs one; with it,
+    // FindCoordinator's key type 1.
+    TransactionService* transaction_service = nullptr;
     CoordinatorLocator* transaction_locator = nullptr;
     FetchSessionCache fetch_sessions{};
     // InitProducerId's ids, in blocks from the metadata store.

@@ -8,6 +8,8 @@
 #include "broker/dispatch/request_context.h"
 #include "broker/handlers/broker_context.h"
 #include "broker/handlers/group_service.h"
+#include "messages/add_offsets_to_txn.h"
+#include "messages/add_partitions_to_txn.h"
 #include "messages/alter_configs.h"
 #include "messages/api_table.h"
 #include "messages/api_versions.h"
@@ -21,11 +23,14 @@
 #include "messages/describe_cluster.h"
 #include "messages/describe_configs.h"
 #include "messages/describe_producers.h"
+#include "messages/describe_transactions.h"
+#include "messages/end_txn.h"
 #include "messages/fetch.h"
 #include "messages/find_coordinator.h"
 #include "messages/incremental_alter_configs.h"
 #include "messages/init_producer_id.h"
 #include "messages/list_offsets.h"
+#include "messages/list_transactions.h"
 #include "messages/metadata.h"
 #include "messages/offset_for_leader_epoch.h"
 #include "messages/produce.h"
@@ -61,6 +66,13 @@ Task<msg::WriteTxnMarkersResponse> handle(BrokerContext&, const RequestContext&,
 Task<msg::DescribeAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeAclsRequest);
 Task<msg::CreateAclsResponse> handle(BrokerContext&, const RequestContext&, msg::CreateAclsRequest);
 Task<msg::DeleteAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DeleteAclsRequest);
+
+// The transaction family (transactions.cc forwards to the TransactionService).
+Task<msg::AddPartitionsToTxnResponse> handle(BrokerContext&, const RequestContext&, msg::AddPartitionsToTxnRequest);
+Task<msg::AddOffsetsToTxnResponse> handle(BrokerContext&, const RequestContext&, msg::AddOffsetsToTxnRequest);
+Task<msg::EndTxnResponse> handle(BrokerContext&, const RequestContext&, msg::EndTxnRequest);
+Task<msg::DescribeTransactionsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeTransactionsRequest);
+Task<msg::ListTransactionsResponse> handle(BrokerContext&, const RequestContext&, msg::ListTransactionsRequest);
 
 // FindCoordinator (find_coordinator.cc) routes on the key type to a coordinator's locator.
 Task<msg::FindCoordinatorResponse> handle(BrokerContext&, const RequestContext&, msg::FindCoordinatorRequest);

@@ -5,8 +5,9 @@
 // fresh producer id with epoch 0, whatever id and epoch it names (KIP-360:
 // an idempotent producer recovering from a lost sequence asks again and
 // starts over with the new id); only a transactional id's producer keeps its
-// id and has its epoch bumped, which needs the transaction coordinator.
+// id and has its epoch bumped, by the transaction coordinator.
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/transaction_service.h"
 #include "broker/metadata/producer_id_manager.h"
 #include "broker/partitions/replica_manager.h"
 
@@ -28,7 +29,7 @@ msg::InitProducerIdResponse failure(ErrorCode error) {
 
 }  // namespace
 
-Task<msg::InitProducerIdResponse> handle(BrokerContext& broker, const RequestContext&,
+Task<msg::InitProducerIdResponse> handle(BrokerContext& broker, const RequestContext& context,
                                          msg::InitProducerIdRequest request) {
     // KafkaApis.handleInitProducerIdRequest: an id without an epoch (or the
     // reverse) is malformed.
@@ -36,6 +37,8 @@ Task<msg::InitProducerIdResponse> handle(BrokerContext& broker, const RequestCon
     const bool no_epoch = request.producer_epoch == kNoProducerEpoch;
     if (no_id != no_epoch) co_return failure(ErrorCode::invalid_request);
     if (request.transactional_id) {
+        if (broker.transaction_service)
+            co_return co_await broker.transaction_service->init_producer_id(context, std::move(request));
         // TransactionCoordinator: an empty id is INVALID_REQUEST; any other
         // needs a transaction coordinator, and FindCoordinator names none.
         co_return failure(request.transactional_id->empty() ? ErrorCode::invalid_request

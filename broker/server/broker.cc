@@ -30,8 +30,12 @@ asio::ip::tcp::endpoint bind_endpoint(const std::string& host, std::uint16_t por
 
 }  // namespace
 
-Broker::Broker(config::BrokerConfig config, GroupServiceFactory groups, ControllerFactory controller)
-    : config_(std::move(config)), group_factory_(std::move(groups)), controller_factory_(std::move(controller)) {}
+Broker::Broker(config::BrokerConfig config, GroupServiceFactory groups, ControllerFactory controller,
+               TransactionServiceFactory transactions)
+    : config_(std::move(config)),
+      group_factory_(std::move(groups)),
+      transaction_factory_(std::move(transactions)),
+      controller_factory_(std::move(controller)) {}
 
 Broker::~Broker() = default;
 
@@ -40,6 +44,11 @@ void Broker::start() {
     core_ = std::make_unique<BrokerCore>(config_, io_.get_executor());
     groups_ = group_factory_(core_->context());
     core_->context().group_service = groups_.get();
+    if (transaction_factory_) {
+        transactions_ = transaction_factory_(core_->context());
+        core_->context().transaction_service = transactions_.get();
+        core_->context().transaction_locator = &transactions_->locator();
+    }
     faults_enabled_ = config::as_bool(config_.static_value("weir.admin.faults.enable"));
     if (faults_enabled_) {
         logging::warn("fault injection is on (weir.admin.faults.enable): /v1/faults can break requests");
@@ -50,6 +59,7 @@ void Broker::start() {
     metadata_metrics_ = std::make_unique<admin::MetadataMetrics>(core_->metadata(), metrics_, config_.broker_id);
 
     groups_->start();
+    if (transactions_) transactions_->start();
 
     net::ConnectionLimits limits;
     limits.max_request_bytes = config_.socket_request_max_bytes;
@@ -90,7 +100,7 @@ void Broker::start_admin(const config::AdminListener& where) {
         for (const auto& l : listeners_) n += l->open_connections();
         return n;
     };
-    context.ready = [this] { return !stopped_ && !groups_->loading(); };
+    context.ready = [this] { return !stopped_ && !groups_->loading() && !(transactions_ && transactions_->loading()); };
     if (faults_enabled_) context.faults = &faults_;
     admin_ = std::make_unique<admin::AdminServer>(std::move(context), bind_endpoint(where.host, where.port));
     admin_->start();
@@ -264,6 +274,7 @@ void Broker::finish_stop() {
         core_->partitions().wake_all();
     }
     if (groups_) groups_->stop();
+    if (transactions_) transactions_->stop();
     if (controller_) controller_->stop();
     periodic_.cancel();
     cleaner_timer_.cancel();
@@ -289,6 +300,7 @@ int Broker::run() {
     admin_.reset();
     metadata_metrics_.reset();
     listeners_.clear();
+    transactions_.reset();
     groups_.reset();
     controller_.reset();
     if (core_) core_->shutdown();

@@ -15,6 +15,7 @@
 #include "broker/faults/fault_injector.h"
 #include "broker/handlers/broker_context.h"
 #include "broker/handlers/group_service.h"
+#include "broker/handlers/transaction_service.h"
 #include "broker/metrics/metrics_registry.h"
 #include "broker/net/listener.h"
 #include "broker/server/broker_core.h"
@@ -30,6 +31,9 @@ namespace weir::server {
 // Builds the group coordinator over the broker's parts (coordinator/ depends
 // on the broker, so main wires it in).
 using GroupServiceFactory = std::function<std::unique_ptr<handlers::GroupService>(handlers::BrokerContext&)>;
+// Builds the transaction coordinator likewise.
+using TransactionServiceFactory =
+    std::function<std::unique_ptr<handlers::TransactionService>(handlers::BrokerContext&)>;
 // Builds the cluster controller, or nullptr when the metadata backend needs
 // none (single node).
 using ControllerFactory =
@@ -37,7 +41,8 @@ using ControllerFactory =
 
 class Broker {
 public:
-    Broker(config::BrokerConfig config, GroupServiceFactory groups, ControllerFactory controller = {});
+    Broker(config::BrokerConfig config, GroupServiceFactory groups, ControllerFactory controller = {},
+           TransactionServiceFactory transactions = {});
     ~Broker();
     Broker(const Broker&) = delete;
     Broker& operator=(const Broker&) = delete;
@@ -75,6 +80,8 @@ private:
     std::unique_ptr<BrokerCore> core_;
     GroupServiceFactory group_factory_;
     std::unique_ptr<handlers::GroupService> groups_;
+    TransactionServiceFactory transaction_factory_;
+    std::unique_ptr<handlers::TransactionService> transactions_;
     ControllerFactory controller_factory_;
     std::unique_ptr<ClusterService> controller_;
     std::unique_ptr<dispatch::Dispatcher> dispatcher_;

@@ -19,11 +19,12 @@ import defs  # noqa: E402
 DEFAULT_SPECS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "kafka-protocol", "message-specs"))
 DEFS_DIR = os.path.join(HERE, "..", "defs")
 # Definitions whose Kafka schema is not in the shared copy of the client
-# message specs (they come from Kafka's group-coordinator resources), so
-# there is nothing to compare against. Listed by name so that any other
+# message specs (they come from Kafka's group- and transaction-coordinator
+# resources), so there is nothing to compare against. Listed by name so that any other
 # missing spec still fails.
 NOT_IN_SHARED_SPECS = {
     "OffsetCommitKey", "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue",
+    "TransactionLogKey", "TransactionLogValue",
 }
 INT_TYPES = set(defs.INT_BITS)
 
