@@ -22,6 +22,8 @@ namespace {
 // Kafka's request.timeout.ms default: how long an append to the log or a
 // marker request may take.
 constexpr std::chrono::milliseconds kRequestTimeout{30000};
+// Kafka's reconnect.backoff.max.ms default.
+constexpr std::chrono::milliseconds kMaxMarkerBackoff{1000};
 
 TimeMs wall_clock_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -423,7 +425,12 @@ Task<void> TxnService::run_markers(MarkerJob job) {
     auto executor = broker_.executor;
     PartitionSet remaining = job.partitions;
     bool abandoned = false;
+    // Rounds that write nothing back off exponentially (as Kafka's network
+    // client does between reconnects), so an unreachable or unwilling leader
+    // is not hammered.
+    auto delay = marker_retry_backoff_;
     while (!remaining.empty() && !abandoned) {
+        const auto before = remaining.size();
         if (!job_alive(job)) {
             abandoned = true;
             break;
@@ -497,7 +504,8 @@ Task<void> TxnService::run_markers(MarkerJob job) {
             if (abandoned) break;
         }
         if (!remaining.empty() && !abandoned) {
-            co_await sleep_for(executor, marker_retry_backoff_);
+            delay = remaining.size() < before ? marker_retry_backoff_ : std::min(delay * 2, kMaxMarkerBackoff);
+            co_await sleep_for(executor, delay);
             if (gone()) co_return;
         }
     }
