@@ -73,7 +73,7 @@ protected:
                            {"zookeeper.session.timeout.ms", "4000"},  {"default.replication.factor", "3"},
                            {"offsets.topic.replication.factor", "3"}, {"min.insync.replicas", "2"},
                            {"replica.lag.time.max.ms", "4000"},       {"num.partitions", "3"},
-                           {"weir.admin.faults.enable", "true"}};
+                           {"weir.admin.faults.enable", "true"},      {"transaction.state.log.num.partitions", "3"}};
             o.ready_timeout = 30s;
             brokers_.push_back(std::make_unique<BrokerProcess>(o));
         }
@@ -189,6 +189,42 @@ TEST_F(ClusterTest, LeaderChangeFaultMovesLeadershipWhileAProducerKeepsWriting) 
                            R"({"action": "leader_change", "topic": "nope", "partition": 0})")
                   .status,
               404);
+}
+
+// Transactions across brokers: the coordinator sends WriteTxnMarkers to each
+// partition's leader on other brokers, and a transaction still commits after
+// a data partition's leader dies.
+TEST_F(ClusterTest, TransactionsCommitAcrossBrokersAndSurviveALeadersDeath) {
+    Admin admin(bootstrap_all());
+    ASSERT_EQ(admin.create_topic("tx", 3, 3).err, RdKafka::ERR_NO_ERROR);
+    ASSERT_TRUE(wait_until([&] { return full_isr(broker(1).bootstrap(), "tx", 3); }, 20s));
+    Producer p(bootstrap_all(), {{"transactional.id", "cluster-txn"}});
+    auto ok = [](RdKafka::Error* e, const char* what) {
+        EXPECT_EQ(e, nullptr) << what << ": " << (e ? e->str() : "");
+        delete e;
+    };
+    ok(p.handle().init_transactions(30000), "init_transactions");
+    auto transaction = [&](int t, bool commit) {
+        ok(p.handle().begin_transaction(), "begin_transaction");
+        for (int i = 0; i < 9; ++i)
+            p.send({"tx", i % 3, std::nullopt, "t" + std::to_string(t) + "-" + std::to_string(i)});
+        EXPECT_TRUE(p.flush(30s));
+        ok(commit ? p.handle().commit_transaction(30000) : p.handle().abort_transaction(30000), "end_transaction");
+    };
+    transaction(0, true);
+    transaction(1, false);
+    const auto leader = describe(broker(1).bootstrap(), "tx").at(0).leader;
+    ASSERT_GE(leader, 1);
+    broker(leader).kill();
+    transaction(2, true);
+    auto consumed = consume_all(any_but(leader).bootstrap(), {{"tx", 0}, {"tx", 1}, {"tx", 2}}, 18, 30s,
+                                {{"isolation.level", "read_committed"}});
+    std::multiset<std::string> values;
+    for (const auto& m : consumed) values.insert(m.value.value_or(""));
+    std::multiset<std::string> expected;
+    for (int t : {0, 2})
+        for (int i = 0; i < 9; ++i) expected.insert("t" + std::to_string(t) + "-" + std::to_string(i));
+    EXPECT_EQ(values, expected);
 }
 
 TEST_F(ClusterTest, AcknowledgedMessagesSurviveTheLeadersKill) {
