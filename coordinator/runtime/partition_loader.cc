@@ -43,8 +43,10 @@ Task<void> CoordinatorRuntime::load(std::int32_t p, std::uint64_t epoch) {
     const auto& name = options_.topic.name;
     if (auto log = partition(p)) {
         std::int64_t offset = log->log_start_offset();
-        const std::int64_t end = log->log_end_offset();
-        while (offset < end) {
+        // The end is read again after every pause: what was appended meanwhile
+        // (a transaction marker, which WriteTxnMarkers may write while this
+        // partition loads) must be replayed too, or it would never count.
+        while (offset < log->log_end_offset()) {
             partitions::ReadOptions read_options;
             read_options.max_bytes = std::max<std::size_t>(options_.load_buffer_bytes, 1);
             // Kafka's coordinator loader reads to the log end, not the high watermark.
@@ -85,7 +87,7 @@ Task<void> CoordinatorRuntime::load(std::int32_t p, std::uint64_t epoch) {
             // Let other requests run between chunks (they get COORDINATOR_LOAD_IN_PROGRESS);
             // not after the last one, so that a small partition is served without
             // waiting for the other partitions' loads.
-            if (offset >= end) break;
+            if (offset >= log->log_end_offset()) break;
             co_await asio::post(executor_, asio::use_awaitable);
             if (!current()) co_return;
         }

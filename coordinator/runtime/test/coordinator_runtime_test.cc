@@ -37,6 +37,9 @@ public:
         if (key == "unreadable") throw wire::DecodeError("bad record");
         replayed.emplace_back(partition, std::move(key));
     }
+    void replay_marker(std::int32_t partition, const StoredMarker& marker) override {
+        markers.emplace_back(partition, marker.producer_id);
+    }
     void loaded(std::int32_t partition) override { loads.push_back(partition); }
     void unloaded(std::int32_t partition) override { unloads.push_back(partition); }
 
@@ -46,6 +49,7 @@ public:
     }
 
     std::vector<std::pair<std::int32_t, std::string>> replayed;
+    std::vector<std::pair<std::int32_t, std::int64_t>> markers;
     std::vector<std::int32_t> loads;
     std::vector<std::int32_t> unloads;
 };
@@ -182,6 +186,21 @@ TEST_F(CoordinatorRuntimeTest, LoadReplaysInOrderAndServesOnceLoaded) {
     drain();
     EXPECT_EQ(shard_.loads.size(), 2u);
     EXPECT_TRUE(shard_.unloads.empty());
+}
+
+TEST_F(CoordinatorRuntimeTest, WhatIsAppendedDuringALoadIsReplayedToo) {
+    // WriteTxnMarkers may write a marker into a partition while it loads: the
+    // load must reach it, or the transaction's offsets would never count.
+    create_topic();
+    fill(0, 50);
+    start();
+    ASSERT_TRUE(run_until([&] { return shard_.replayed_of(0) >= 10; }));
+    ASSERT_TRUE(runtime_->loading());
+    ASSERT_EQ(partition(0)->append_txn_marker(77, 0, 0, true).error, ErrorCode::none);
+    fill(0, 1);
+    ASSERT_TRUE(run_until([&] { return !runtime_->loading(); }));
+    EXPECT_EQ(shard_.replayed_of(0), 51u);
+    EXPECT_EQ(shard_.markers, (std::vector<std::pair<std::int32_t, std::int64_t>>{{0, 77}}));
 }
 
 TEST_F(CoordinatorRuntimeTest, StatusBeforeStartAndForPartitionsLedElsewhere) {
