@@ -10,6 +10,15 @@
 
 namespace weir::coordinator::runtime {
 
+CompactionPolicy compaction_policy_for(const config::TopicConfig& topic) {
+    CompactionPolicy p;
+    p.min_cleanable_dirty_ratio = topic.min_cleanable_dirty_ratio;
+    p.min_dirty_bytes = static_cast<std::uint64_t>(std::max(topic.segment_bytes, 0));
+    p.delete_retention_ms = topic.delete_retention_ms;
+    p.retention_ms = topic.retention_ms;
+    return p;
+}
+
 namespace asio = boost::asio;
 
 CoordinatorRuntime::CoordinatorRuntime(metadata::MetadataStore& metadata, partitions::ReplicaManager& partitions,

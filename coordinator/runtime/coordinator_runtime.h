@@ -68,6 +68,11 @@ struct TopicSpec {
     config::ConfigMap configs;
 };
 
+// How an internal topic's configs translate into compaction: Kafka never
+// cleans the active segment (so less than a segment stays as written), and
+// live data is rewritten before the topic's retention.ms could age it out.
+CompactionPolicy compaction_policy_for(const config::TopicConfig& topic);
+
 // Where a key's coordinator is, for FindCoordinator.
 struct Location {
     ErrorCode error = ErrorCode::none;

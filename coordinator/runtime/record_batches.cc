@@ -1,10 +1,16 @@
 #include "coordinator/runtime/record_batches.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "protocol/records/record_batch.h"
 
 namespace weir::coordinator::runtime {
+
+TimeMs wall_clock_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 wire::Bytes build_batch(const std::vector<KeyValue>& records, TimeMs timestamp, std::optional<TxnProducer> txn) {
     records::BatchBuilderOptions options;

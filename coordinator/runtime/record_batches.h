@@ -8,11 +8,27 @@
 #include <vector>
 
 #include "protocol/wire/reader.h"
+#include "protocol/wire/writer.h"
 
 namespace weir::coordinator::runtime {
 
 // Milliseconds since the epoch.
 using TimeMs = std::int64_t;
+
+// The wall clock in ms, the coordinators' default clock.
+TimeMs wall_clock_ms();
+
+// A coordinator record's key or value in Kafka's layout: an int16 version,
+// then the generated message at that version.
+template <typename Message>
+wire::Bytes encode_versioned(const Message& m, std::int16_t version) {
+    wire::Bytes out;
+    out.reserve(2 + m.size(version));
+    wire::Writer w(out);
+    w.int16(version);
+    m.encode(w, version);
+    return out;
+}
 
 // One record to append: a key and its value (nullopt: tombstone).
 struct KeyValue {

@@ -17,11 +17,6 @@ namespace asio = boost::asio;
 
 namespace {
 
-TimeMs wall_clock_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 // java.util.UUID.randomUUID().toString() format.
 std::string random_uuid(std::mt19937_64& random) {
     std::uint64_t hi = random();
@@ -58,16 +53,7 @@ runtime::CoordinatorRuntime::Options runtime_options(const handlers::BrokerConte
     o.load_buffer_bytes = static_cast<std::size_t>(std::max(c.offsets_load_buffer_size, 1));
     o.write_timeout = std::chrono::milliseconds(std::max(c.offsets_commit_timeout_ms, 1));
     o.compaction_policy = [&broker] {
-        auto topic = broker.topic_config(store::kOffsetsTopic);
-        runtime::CompactionPolicy p;
-        p.min_cleanable_dirty_ratio = topic.min_cleanable_dirty_ratio;
-        // Kafka never cleans the active segment, so less than a segment stays as written.
-        p.min_dirty_bytes = static_cast<std::uint64_t>(std::max(topic.segment_bytes, 0));
-        p.delete_retention_ms = topic.delete_retention_ms;
-        // The log layer may apply retention.ms to this topic too: live data is
-        // rewritten before it could age out.
-        p.retention_ms = topic.retention_ms;
-        return p;
+        return runtime::compaction_policy_for(broker.topic_config(store::kOffsetsTopic));
     };
     o.clock = std::move(clock);
     o.stopping = [&broker] { return broker.stopping(); };
@@ -78,7 +64,7 @@ runtime::CoordinatorRuntime::Options runtime_options(const handlers::BrokerConte
 
 CoordinatorService::CoordinatorService(handlers::BrokerContext& broker, Options options)
     : broker_(broker),
-      clock_(options.clock ? std::move(options.clock) : Clock(wall_clock_ms)),
+      clock_(options.clock ? std::move(options.clock) : Clock(runtime::wall_clock_ms)),
       random_(std::random_device{}()),
       core_(group_config(broker.config), options.member_ids
                                              ? std::move(options.member_ids)

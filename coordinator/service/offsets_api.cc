@@ -1,18 +1,11 @@
 // OffsetCommit, OffsetFetch and OffsetDelete at every version.
 #include "coordinator/service/coordinator_service.h"
 #include "coordinator/service/error_mapping.h"
+#include "coordinator/service/offset_checks.h"
 
 namespace weir::coordinator {
 
 namespace {
-
-// offset.metadata.max.bytes
-constexpr std::size_t kMaxMetadataBytes = 4096;
-
-bool partition_exists(const metadata::MetadataStore& store, const std::string& topic, std::int32_t partition) {
-    auto t = store.topic(topic);
-    return t && partition >= 0 && static_cast<std::size_t>(partition) < t->partitions.size();
-}
 
 // Committed offsets grouped by topic, in the order given.
 template <typename Topic>
@@ -54,7 +47,7 @@ Task<msg::OffsetCommitResponse> CoordinatorService::offset_commit(const Ctx& ctx
             std::string metadata = p.committed_metadata.value_or("");
             if (!partition_exists(broker_.metadata, topic.name, p.partition_index)) {
                 out.error_code = to_int(ErrorCode::unknown_topic_or_partition);
-            } else if (metadata.size() > kMaxMetadataBytes) {
+            } else if (metadata.size() > kMaxOffsetMetadataBytes) {
                 out.error_code = to_int(ErrorCode::offset_metadata_too_large);
             } else {
                 OffsetAndMetadata o;

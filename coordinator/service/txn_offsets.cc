@@ -4,15 +4,9 @@
 // transaction's marker reaches their __consumer_offsets partition.
 #include "coordinator/service/coordinator_service.h"
 #include "coordinator/service/error_mapping.h"
+#include "coordinator/service/offset_checks.h"
 
 namespace weir::coordinator {
-
-namespace {
-
-// offset.metadata.max.bytes
-constexpr std::size_t kMaxMetadataBytes = 4096;
-
-}  // namespace
 
 Task<msg::TxnOffsetCommitResponse> CoordinatorService::txn_offset_commit(const Ctx& ctx,
                                                                          msg::TxnOffsetCommitRequest r) {
@@ -23,15 +17,13 @@ Task<msg::TxnOffsetCommitResponse> CoordinatorService::txn_offset_commit(const C
     for (auto& topic : r.topics) {
         auto& out_topic = resp.topics.emplace_back();
         out_topic.name = topic.name;
-        auto known = broker_.metadata.topic(topic.name);
         for (auto& p : topic.partitions) {
             auto& out = out_topic.partitions.emplace_back();
             out.partition_index = p.partition_index;
             std::string metadata = p.committed_metadata.value_or("");
-            if (!known || p.partition_index < 0 ||
-                static_cast<std::size_t>(p.partition_index) >= known->partitions.size()) {
+            if (!partition_exists(broker_.metadata, topic.name, p.partition_index)) {
                 out.error_code = to_int(ErrorCode::unknown_topic_or_partition);
-            } else if (metadata.size() > kMaxMetadataBytes) {
+            } else if (metadata.size() > kMaxOffsetMetadataBytes) {
                 out.error_code = to_int(ErrorCode::offset_metadata_too_large);
             } else {
                 OffsetAndMetadata o;

@@ -10,16 +10,6 @@ constexpr std::int16_t kOffsetKeyVersion = 1;
 constexpr std::int16_t kGroupKeyVersion = 2;
 constexpr std::int16_t kGroupValueVersion = 3;
 
-template <typename Message>
-wire::Bytes versioned(const Message& m, std::int16_t version) {
-    wire::Bytes out;
-    out.reserve(2 + m.size(version));
-    wire::Writer w(out);
-    w.int16(version);
-    m.encode(w, version);
-    return out;
-}
-
 }  // namespace
 
 wire::Bytes offset_commit_key(std::string_view group, const TopicPartition& tp) {
@@ -27,13 +17,13 @@ wire::Bytes offset_commit_key(std::string_view group, const TopicPartition& tp) 
     k.group = group;
     k.topic = tp.topic;
     k.partition = tp.partition;
-    return versioned(k, kOffsetKeyVersion);
+    return runtime::encode_versioned(k, kOffsetKeyVersion);
 }
 
 wire::Bytes group_metadata_key(std::string_view group) {
     msg::GroupMetadataKey k;
     k.group = group;
-    return versioned(k, kGroupKeyVersion);
+    return runtime::encode_versioned(k, kGroupKeyVersion);
 }
 
 wire::Bytes offset_commit_value(const OffsetAndMetadata& offset) {
@@ -45,12 +35,14 @@ wire::Bytes offset_commit_value(const OffsetAndMetadata& offset) {
     // Kafka writes v1 only to keep a per-commit expiry (OffsetCommit v2-v4 retention).
     if (offset.expire_timestamp) {
         v.expire_timestamp = *offset.expire_timestamp;
-        return versioned(v, 1);
+        return runtime::encode_versioned(v, 1);
     }
-    return versioned(v, 3);
+    return runtime::encode_versioned(v, 3);
 }
 
-wire::Bytes group_metadata_value(const msg::GroupMetadataValue& group) { return versioned(group, kGroupValueVersion); }
+wire::Bytes group_metadata_value(const msg::GroupMetadataValue& group) {
+    return runtime::encode_versioned(group, kGroupValueVersion);
+}
 
 std::optional<RecordKey> parse_key(wire::ByteSpan key) {
     wire::Reader r(key);

@@ -14,22 +14,12 @@ constexpr std::int16_t kKeyVersion = 0;
 // transaction.version below 2: the highest non-flexible version.
 constexpr std::int16_t kValueVersion = 0;
 
-template <typename Message>
-wire::Bytes versioned(const Message& m, std::int16_t version) {
-    wire::Bytes out;
-    out.reserve(2 + m.size(version));
-    wire::Writer w(out);
-    w.int16(version);
-    m.encode(w, version);
-    return out;
-}
-
 }  // namespace
 
 wire::Bytes txn_log_key(std::string_view transactional_id) {
     msg::TransactionLogKey k;
     k.transactional_id = transactional_id;
-    return versioned(k, kKeyVersion);
+    return runtime::encode_versioned(k, kKeyVersion);
 }
 
 wire::Bytes txn_log_value(const TxnTransit& transit) {
@@ -51,7 +41,7 @@ wire::Bytes txn_log_value(const TxnTransit& transit) {
         }
         v.transaction_partitions = std::move(topics);
     }
-    return versioned(v, kValueVersion);
+    return runtime::encode_versioned(v, kValueVersion);
 }
 
 std::optional<std::string> parse_txn_log_key(wire::ByteSpan key) {

@@ -25,11 +25,6 @@ constexpr std::chrono::milliseconds kRequestTimeout{30000};
 // Kafka's reconnect.backoff.max.ms default.
 constexpr std::chrono::milliseconds kMaxMarkerBackoff{1000};
 
-TimeMs wall_clock_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 Task<void> sleep_for(asio::any_io_executor executor, std::chrono::milliseconds delay) {
     asio::steady_timer timer(executor, delay);
     boost::system::error_code ec;
@@ -52,15 +47,7 @@ runtime::CoordinatorRuntime::Options runtime_options(const handlers::BrokerConte
     };
     o.load_buffer_bytes = static_cast<std::size_t>(std::max(c.transaction_state_log_load_buffer_size, 1));
     o.write_timeout = kRequestTimeout;
-    o.compaction_policy = [&broker] {
-        auto topic = broker.topic_config(kTransactionTopic);
-        runtime::CompactionPolicy p;
-        p.min_cleanable_dirty_ratio = topic.min_cleanable_dirty_ratio;
-        p.min_dirty_bytes = static_cast<std::uint64_t>(std::max(topic.segment_bytes, 0));
-        p.delete_retention_ms = topic.delete_retention_ms;
-        p.retention_ms = topic.retention_ms;
-        return p;
-    };
+    o.compaction_policy = [&broker] { return runtime::compaction_policy_for(broker.topic_config(kTransactionTopic)); };
     o.clock = std::move(clock);
     o.stopping = [&broker] { return broker.stopping(); };
     return o;
@@ -104,7 +91,7 @@ std::vector<TopicResult> topic_results(const std::map<TopicPartition, ErrorCode>
 
 TxnService::TxnService(handlers::BrokerContext& broker, Options options)
     : broker_(broker),
-      clock_(options.clock ? std::move(options.clock) : Clock(wall_clock_ms)),
+      clock_(options.clock ? std::move(options.clock) : Clock(runtime::wall_clock_ms)),
       sender_(options.sender ? std::move(options.sender) : default_sender(broker)),
       marker_retry_backoff_(options.marker_retry_backoff),
       core_(txn_config(broker.config), [partitions = std::max(broker.config.transaction_state_log_num_partitions, 1)](
