@@ -308,7 +308,12 @@ void Group::add_pending_txn_offsets(std::int64_t producer_id,
 void Group::complete_txn_offsets(std::int64_t producer_id, bool commit) {
     auto node = pending_txn_offsets_.extract(producer_id);
     if (node.empty() || !commit) return;
-    for (auto& [tp, o] : node.mapped()) offsets_[tp] = std::move(o);
+    for (auto& [tp, o] : node.mapped()) store_offset(tp, std::move(o));
+}
+
+void Group::store_offset(const TopicPartition& tp, OffsetAndMetadata value) {
+    auto [it, inserted] = offsets_.try_emplace(tp, value);
+    if (!inserted && it->second.superseded_by(value)) it->second = std::move(value);
 }
 
 void Group::prepare_offset_commit(const std::vector<TopicPartition>& tps) {
@@ -319,7 +324,7 @@ void Group::complete_offset_commit(const TopicPartition& tp, const OffsetAndMeta
     auto it = pending_commits_.find(tp);
     if (it == pending_commits_.end()) return;  // removed meanwhile (deleted topic or group)
     if (--it->second <= 0) pending_commits_.erase(it);
-    if (value) offsets_[tp] = *value;
+    if (value) store_offset(tp, *value);
 }
 
 std::vector<TopicPartition> Group::remove_offsets(const std::vector<TopicPartition>& tps) {

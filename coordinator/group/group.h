@@ -125,6 +125,8 @@ public:
     [[nodiscard]] const std::map<TopicPartition, OffsetAndMetadata>& offsets() const { return offsets_; }
     [[nodiscard]] const OffsetAndMetadata* offset(const TopicPartition& tp) const;
     void put_offset(const TopicPartition& tp, OffsetAndMetadata value) { offsets_[tp] = std::move(value); }
+    // Stores `value` unless the stored one was written later in the log.
+    void store_offset(const TopicPartition& tp, OffsetAndMetadata value);
     // Marks commits in flight (appended, not yet acknowledged).
     void prepare_offset_commit(const std::vector<TopicPartition>& tps);
     // Ends an in-flight commit; on success the value becomes the committed offset.

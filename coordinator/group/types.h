@@ -119,7 +119,20 @@ struct OffsetAndMetadata {
     std::string metadata;
     TimeMs commit_timestamp = 0;
     std::optional<TimeMs> expire_timestamp;  // OffsetCommit v2-v4 retention
-    bool operator==(const OffsetAndMetadata&) const = default;
+    // Where its record lies in __consumer_offsets (-1: not known). A
+    // transaction's offsets count at its marker, so the later record in the
+    // log must win, not the later completion (Kafka's olderThan).
+    std::int64_t record_offset = -1;
+    // The same committed value, wherever it was written.
+    bool operator==(const OffsetAndMetadata& o) const {
+        return offset == o.offset && leader_epoch == o.leader_epoch && metadata == o.metadata &&
+               commit_timestamp == o.commit_timestamp && expire_timestamp == o.expire_timestamp;
+    }
+    // True if `other` may replace this value: it was written later, or
+    // either position is not known.
+    [[nodiscard]] bool superseded_by(const OffsetAndMetadata& other) const {
+        return record_offset < 0 || other.record_offset < 0 || record_offset < other.record_offset;
+    }
 };
 
 struct FetchedOffset {

@@ -100,7 +100,8 @@ public:
     struct Appended {
         ErrorCode error = ErrorCode::none;
         std::shared_ptr<partitions::Partition> target;
-        std::int64_t end_offset = -1;  // high watermark needed for the write to count
+        std::int64_t base_offset = -1;  // the first record's offset; the others follow in order
+        std::int64_t end_offset = -1;   // high watermark needed for the write to count
         // True if nothing is left to wait for (failed, or already covered).
         [[nodiscard]] bool complete() const;
     };

@@ -4,7 +4,8 @@
 
 namespace weir::coordinator::runtime {
 
-void LiveRecords::apply(wire::ByteSpan key_bytes, std::optional<wire::ByteSpan> value, TimeMs timestamp) {
+void LiveRecords::apply(wire::ByteSpan key_bytes, std::optional<wire::ByteSpan> value, TimeMs timestamp,
+                        std::int64_t offset) {
     std::string key(key_bytes.begin(), key_bytes.end());
     total_bytes_ += record_size(key.size(), value ? value->size() : 0);
     if (!oldest_) oldest_ = timestamp;
@@ -18,7 +19,7 @@ void LiveRecords::apply(wire::ByteSpan key_bytes, std::optional<wire::ByteSpan> 
     }
     if (value) {
         live_bytes_ += record_size(key.size(), value->size());
-        live_.emplace(std::move(key), Entry{wire::Bytes(value->begin(), value->end())});
+        live_.emplace(std::move(key), Entry{wire::Bytes(value->begin(), value->end()), offset});
     } else {
         live_bytes_ += record_size(key.size(), 0);
         tombstones_.emplace(std::move(key), timestamp);
@@ -26,10 +27,11 @@ void LiveRecords::apply(wire::ByteSpan key_bytes, std::optional<wire::ByteSpan> 
 }
 
 void LiveRecords::apply_transactional(std::int64_t producer_id, wire::ByteSpan key, std::optional<wire::ByteSpan> value,
-                                      TimeMs timestamp) {
+                                      TimeMs timestamp, std::int64_t offset) {
     auto& pending = open_[producer_id];
     pending.push_back({std::string(key.begin(), key.end()),
-                       value ? std::optional<wire::Bytes>(wire::Bytes(value->begin(), value->end())) : std::nullopt});
+                       value ? std::optional<wire::Bytes>(wire::Bytes(value->begin(), value->end())) : std::nullopt,
+                       offset});
     // Counted now, as it is in the log now; superseded (dirty) if it aborts.
     total_bytes_ += record_size(key.size(), value ? value->size() : 0);
     if (!oldest_) oldest_ = timestamp;
@@ -39,10 +41,12 @@ void LiveRecords::end_transaction(std::int64_t producer_id, bool commit, TimeMs 
     auto node = open_.extract(producer_id);
     if (node.empty() || !commit) return;
     for (const auto& r : node.mapped()) {
+        if (auto it = live_.find(r.key); it != live_.end() && it->second.offset > r.offset) continue;
         const auto bytes = record_size(r.key.size(), r.value ? r.value->size() : 0);
         // apply() counts the record again; it was counted when it was written.
         auto key = wire::ByteSpan(reinterpret_cast<const std::uint8_t*>(r.key.data()), r.key.size());
-        apply(key, r.value ? std::optional<wire::ByteSpan>(wire::ByteSpan(*r.value)) : std::nullopt, timestamp);
+        apply(key, r.value ? std::optional<wire::ByteSpan>(wire::ByteSpan(*r.value)) : std::nullopt, timestamp,
+              r.offset);
         total_bytes_ -= bytes;
     }
 }

@@ -27,12 +27,15 @@ struct CompactionPolicy {
 
 class LiveRecords {
 public:
-    // A record at the end of the log (appended or replayed), timestamp in ms.
-    void apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value, TimeMs timestamp);
+    // A record at the end of the log (appended or replayed) at `offset`,
+    // timestamp in ms.
+    void apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value, TimeMs timestamp, std::int64_t offset);
     // A record of an open transaction: it takes effect if the producer's
-    // transaction commits and is only counted (as superseded) if it aborts.
+    // transaction commits, unless a record of the same key was written after
+    // it (Kafka's loader and cleaner keep the later one), and is only counted
+    // (as superseded) if it aborts.
     void apply_transactional(std::int64_t producer_id, wire::ByteSpan key, std::optional<wire::ByteSpan> value,
-                             TimeMs timestamp);
+                             TimeMs timestamp, std::int64_t offset);
     void end_transaction(std::int64_t producer_id, bool commit, TimeMs timestamp);
     // A compaction rewrites committed state only: while a transaction is open
     // its records must stay where they are, above the log start.
@@ -55,12 +58,14 @@ public:
 private:
     struct Entry {
         wire::Bytes value;
+        std::int64_t offset = -1;  // where it was written (before any compaction rewrote it)
     };
     static std::uint64_t record_size(std::size_t key, std::size_t value) { return key + value + 24; }
 
     struct TxnRecord {
         std::string key;
         std::optional<wire::Bytes> value;
+        std::int64_t offset = -1;
     };
     std::unordered_map<std::string, Entry> live_;
     std::unordered_map<std::int64_t, std::vector<TxnRecord>> open_;  // producer id -> its pending records

@@ -71,9 +71,9 @@ Task<void> CoordinatorRuntime::load(std::int32_t p, std::uint64_t epoch) {
                             ++bad_records;
                         }
                         if (r.txn_producer_id)
-                            live.apply_transactional(*r.txn_producer_id, r.key, r.value, r.timestamp);
+                            live.apply_transactional(*r.txn_producer_id, r.key, r.value, r.timestamp, r.offset);
                         else
-                            live.apply(r.key, r.value, r.timestamp);
+                            live.apply(r.key, r.value, r.timestamp, r.offset);
                     },
                     [&](const StoredMarker& m) {
                         shard_.replay_marker(p, m);

@@ -58,14 +58,16 @@ CoordinatorRuntime::Appended CoordinatorRuntime::append_batch(std::int32_t p, co
         a.error = result.error;
         return a;
     }
+    a.base_offset = result.base_offset;
     a.end_offset = result.last_offset + 1;
+    auto position = a.base_offset;
     for (const auto& r : records) {
         std::optional<wire::ByteSpan> value;
         if (r.value) value = wire::ByteSpan(*r.value);
         if (txn)
-            owned->second.live.apply_transactional(txn->producer_id, r.key, value, timestamp);
+            owned->second.live.apply_transactional(txn->producer_id, r.key, value, timestamp, position++);
         else
-            owned->second.live.apply(r.key, value, timestamp);
+            owned->second.live.apply(r.key, value, timestamp, position++);
     }
     maybe_compact(p, false);
     return a;

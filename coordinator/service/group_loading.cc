@@ -12,7 +12,7 @@ namespace weir::coordinator {
 namespace asio = boost::asio;
 
 void CoordinatorService::replay(std::int32_t partition, const store::StoredRecord& record) {
-    replaying_[partition].apply(record.key, record.value, record.txn_producer_id);
+    replaying_[partition].apply(record.key, record.value, record.offset, record.txn_producer_id);
 }
 
 void CoordinatorService::replay_marker(std::int32_t partition, const runtime::StoredMarker& marker) {

@@ -86,7 +86,9 @@ Task<msg::OffsetCommitResponse> CoordinatorService::offset_commit(const Ctx& ctx
     tps.reserve(valid.size());
     for (const auto& [tp, o] : valid) tps.push_back(tp);
     core_.prepare_offset_commit(r.group_id, tps);
-    auto written = co_await runtime_.write(partition_for(r.group_id), store::offset_records(r.group_id, valid));
+    auto appended = runtime_.append(partition_for(r.group_id), store::offset_records(r.group_id, valid));
+    place_offsets(valid, appended.base_offset);
+    auto written = co_await runtime_.await_replicated(std::move(appended));
     core_.complete_offset_commit(r.group_id, valid, written == ErrorCode::none);
     fail_valid(map_offset_store_error(written));
     co_return resp;

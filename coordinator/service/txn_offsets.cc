@@ -55,8 +55,10 @@ Task<msg::TxnOffsetCommitResponse> CoordinatorService::txn_offset_commit(const C
                                                   store::offset_records(r.group_id, valid));
     // Pending from the moment they are in the log, as a reload would find
     // them: the marker may come before this write is acknowledged.
-    if (appended.error == ErrorCode::none)
+    if (appended.error == ErrorCode::none) {
+        place_offsets(valid, appended.base_offset);
         core_.add_pending_txn_offsets(r.group_id, r.producer_id, {valid.begin(), valid.end()});
+    }
     auto written = co_await runtime_.await_replicated(std::move(appended));
     set_valid(map_offset_store_error(written));
     co_return resp;

@@ -25,10 +25,11 @@ public:
     // One record in log order; `value` nullopt is a tombstone. A record of a
     // transactional batch (`txn_producer_id`) waits for its producer's
     // marker. Throws wire::DecodeError for a record it cannot read (the
-    // caller skips it).
-    void apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value,
+    // caller skips it). `offset` is the record's position in the log.
+    void apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value, std::int64_t offset,
                std::optional<std::int64_t> txn_producer_id = std::nullopt);
-    // The producer's COMMIT (its offsets count) or ABORT marker.
+    // The producer's COMMIT (its offsets count unless a later record of the
+    // same group and partition is stored) or ABORT marker.
     void end_transaction(std::int64_t producer_id, bool commit);
     // The groups, with the offsets of transactions still open.
     std::map<std::string, LoadedGroup> take();

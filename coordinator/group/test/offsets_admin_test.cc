@@ -64,6 +64,24 @@ TEST_F(OffsetsTest, TransactionalOffsetsArePendingUntilTheMarker) {
     EXPECT_EQ(fetched("eos", {"t", 0}), 9);
 }
 
+TEST_F(OffsetsTest, TheLaterRecordInTheLogWinsNotTheLaterCompletion) {
+    auto at = [&](std::int64_t o, std::int64_t record_offset) {
+        auto m = offset(o, now_);
+        m.record_offset = record_offset;
+        return m;
+    };
+    EXPECT_EQ(mgr_.validate_txn_offset_commit(now_, "eos", "", std::nullopt, -1), ErrorCode::none);
+    // TxnOffsetCommit written at 10, then a plain OffsetCommit at 11, then the COMMIT marker.
+    mgr_.add_pending_txn_offsets("eos", 77, {{{"t", 0}, at(9, 10)}});
+    commit("eos", {{{"t", 0}, at(12, 11)}});
+    mgr_.complete_txn_offsets(77, true, [](const std::string&) { return true; });
+    EXPECT_EQ(fetched("eos", {"t", 0}), 12);
+    // Two plain commits acknowledged out of order: the one written later stays.
+    commit("eos", {{{"t", 1}, at(30, 21)}});
+    commit("eos", {{{"t", 1}, at(20, 20)}});
+    EXPECT_EQ(fetched("eos", {"t", 1}), 30);
+}
+
 TEST_F(OffsetsTest, TransactionalCommitChecksOnlyANamedMember) {
     auto ids = stable_group(2);
     auto gen = group().generation_id;

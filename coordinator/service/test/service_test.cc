@@ -333,7 +333,7 @@ TEST_F(CoordinatorServiceTest, StateSurvivesARestartInKafkasRecordFormat) {
     int offset_records = 0;
     store::for_each_record(read.records, 0, [&](const store::StoredRecord& r) {
         if (r.key[1] == 1) ++offset_records;
-        replay.apply(r.key, r.value);
+        replay.apply(r.key, r.value, r.offset);
     });
     EXPECT_EQ(offset_records, 1);
     auto loaded = replay.take();

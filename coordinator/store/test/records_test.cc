@@ -117,23 +117,24 @@ TEST(Records, KeysParseBack) {
 
 TEST(Replay, LatestValueWinsAndTombstonesDelete) {
     Replayer r;
+    std::int64_t next = 0;  // the log offset of the next record
     auto value = [](std::int64_t o) {
         OffsetAndMetadata m;
         m.offset = o;
         return offset_commit_value(m);
     };
-    r.apply(offset_commit_key("g", {"t", 0}), value(1));
-    r.apply(offset_commit_key("g", {"t", 0}), value(2));
-    r.apply(offset_commit_key("g", {"t", 1}), value(5));
-    r.apply(offset_commit_key("g", {"t", 1}), std::nullopt);
+    r.apply(offset_commit_key("g", {"t", 0}), value(1), next++);
+    r.apply(offset_commit_key("g", {"t", 0}), value(2), next++);
+    r.apply(offset_commit_key("g", {"t", 1}), value(5), next++);
+    r.apply(offset_commit_key("g", {"t", 1}), std::nullopt, next++);
     msg::GroupMetadataValue gv;
     gv.protocol_type = "consumer";
     gv.generation = 4;
-    r.apply(group_metadata_key("g"), group_metadata_value(gv));
-    r.apply(group_metadata_key("h"), group_metadata_value(gv));
-    r.apply(group_metadata_key("h"), std::nullopt);
-    r.apply(offset_commit_key("gone", {"t", 0}), value(1));
-    r.apply(offset_commit_key("gone", {"t", 0}), std::nullopt);
+    r.apply(group_metadata_key("g"), group_metadata_value(gv), next++);
+    r.apply(group_metadata_key("h"), group_metadata_value(gv), next++);
+    r.apply(group_metadata_key("h"), std::nullopt, next++);
+    r.apply(offset_commit_key("gone", {"t", 0}), value(1), next++);
+    r.apply(offset_commit_key("gone", {"t", 0}), std::nullopt, next++);
     auto groups = r.take();
     ASSERT_EQ(groups.size(), 1u);
     const auto& g = groups.at("g");
@@ -145,11 +146,12 @@ TEST(Replay, LatestValueWinsAndTombstonesDelete) {
 
 TEST(Replay, GroupTombstoneKeepsOffsets) {
     Replayer r;
+    std::int64_t next = 0;  // the log offset of the next record
     OffsetAndMetadata m;
     m.offset = 9;
-    r.apply(offset_commit_key("g", {"t", 0}), offset_commit_value(m));
-    r.apply(group_metadata_key("g"), group_metadata_value(msg::GroupMetadataValue{}));
-    r.apply(group_metadata_key("g"), std::nullopt);
+    r.apply(offset_commit_key("g", {"t", 0}), offset_commit_value(m), next++);
+    r.apply(group_metadata_key("g"), group_metadata_value(msg::GroupMetadataValue{}), next++);
+    r.apply(group_metadata_key("g"), std::nullopt, next++);
     auto groups = r.take();
     ASSERT_TRUE(groups.contains("g"));
     EXPECT_FALSE(groups.at("g").metadata.has_value());
@@ -172,15 +174,16 @@ TEST(Replay, RecordsOfBatchesFromAnOffset) {
 
 TEST(Replay, TransactionalOffsetsWaitForTheirMarker) {
     Replayer r;
+    std::int64_t next = 0;  // the log offset of the next record
     auto value = [](std::int64_t o) {
         OffsetAndMetadata m;
         m.offset = o;
         return offset_commit_value(m);
     };
-    r.apply(offset_commit_key("g", {"t", 0}), value(1));
-    r.apply(offset_commit_key("g", {"t", 0}), value(10), 100);  // producer 100, committed below
-    r.apply(offset_commit_key("g", {"t", 1}), value(20), 200);  // producer 200, aborted below
-    r.apply(offset_commit_key("h", {"t", 0}), value(30), 300);  // producer 300, no marker yet
+    r.apply(offset_commit_key("g", {"t", 0}), value(1), next++);
+    r.apply(offset_commit_key("g", {"t", 0}), value(10), next++, 100);  // producer 100, committed below
+    r.apply(offset_commit_key("g", {"t", 1}), value(20), next++, 200);  // producer 200, aborted below
+    r.apply(offset_commit_key("h", {"t", 0}), value(30), next++, 300);  // producer 300, no marker yet
     r.end_transaction(100, true);
     r.end_transaction(200, false);
     auto groups = r.take();
@@ -190,6 +193,24 @@ TEST(Replay, TransactionalOffsetsWaitForTheirMarker) {
     ASSERT_TRUE(groups.contains("h"));
     EXPECT_TRUE(groups.at("h").offsets.empty());
     EXPECT_EQ(groups.at("h").pending_txn_offsets.at(300).at({"t", 0}).offset, 30);
+}
+
+TEST(Replay, ACommittedTransactionKeepsALaterPlainCommit) {
+    Replayer r;
+    auto value = [](std::int64_t o) {
+        OffsetAndMetadata m;
+        m.offset = o;
+        return offset_commit_value(m);
+    };
+    r.apply(offset_commit_key("g", {"t", 0}), value(10), 5, 100);  // TxnOffsetCommit of producer 100
+    r.apply(offset_commit_key("g", {"t", 0}), value(11), 6);       // a plain OffsetCommit after it
+    r.apply(offset_commit_key("g", {"t", 1}), value(20), 7, 100);
+    r.apply(offset_commit_key("g", {"t", 1}), std::nullopt, 8);  // deleted: the commit puts it back, as in Kafka
+    r.end_transaction(100, true);
+    auto groups = r.take();
+    EXPECT_EQ(groups.at("g").offsets.at({"t", 0}).offset, 11);
+    EXPECT_EQ(groups.at("g").offsets.at({"t", 0}).record_offset, 6);
+    EXPECT_EQ(groups.at("g").offsets.at({"t", 1}).offset, 20);
 }
 
 TEST(Replay, MarkersOfControlBatchesAndTransactionalRecords) {
