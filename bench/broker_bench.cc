@@ -3,7 +3,7 @@
 // with librdkafka. run_broker_bench.sh drives it against Weir and the mock.
 //
 //   broker_bench produce --bootstrap H:P --topic T --count N --size B --acks 1|all [--idempotence true|false]
-//                        [--server-pid PID]
+//                        [--transaction-size N [--transactional-id ID]] [--server-pid PID]
 //   broker_bench consume --bootstrap H:P --topic T [--min-bytes N] [--server-pid PID]
 //   broker_bench latency --bootstrap H:P --topic T [--rate 1000 --size 1024 --seconds 20 --warmup 2] [--server-pid PID]
 //   broker_bench startup --address H:P|stdout [--runs 5 --stop term|kill --idle-ms MS --prepare CMD --log F] -- server

@@ -62,6 +62,13 @@ void check(rd_kafka_resp_err_t err, const char* what) {
     if (err) throw std::runtime_error(fmt::format("{}: {}", what, rd_kafka_err2str(err)));
 }
 
+void check_error(rd_kafka_error_t* error, const char* what) {
+    if (!error) return;
+    auto message = fmt::format("{}: {}", what, rd_kafka_error_string(error));
+    rd_kafka_error_destroy(error);
+    throw std::runtime_error(message);
+}
+
 }  // namespace
 
 // Produces --count messages of --size bytes (random, incompressible) to
@@ -71,9 +78,13 @@ int run_produce(const Args& a) {
     const std::int64_t count = a.num("count", 1000000);
     const std::size_t size = static_cast<std::size_t>(a.num("size", 100));
     const int partitions = static_cast<int>(a.num("partitions", 4));
+    // --transaction-size N: a transactional producer committing every N
+    // messages (transactions imply idempotence and acks=all).
+    const std::int64_t transaction_size = a.num("transaction-size", 0);
     auto settings = base_settings(a);
     settings.emplace_back("acks", a.str("acks", "1"));
     settings.emplace_back("enable.idempotence", a.str("idempotence", "false"));
+    if (transaction_size > 0) settings.emplace_back("transactional.id", a.str("transactional-id", "broker-bench"));
 
     std::vector<char> payload(size);
     std::mt19937 rng(42);
@@ -84,11 +95,20 @@ int run_produce(const Args& a) {
     wait_for_topic(rk.get(), topic, partitions, kTopicWait);
     rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk.get(), topic.c_str(), nullptr);
 
+    constexpr int kTxnTimeoutMs = 60000;
+    if (transaction_size > 0) check_error(rd_kafka_init_transactions(rk.get(), kTxnTimeoutMs), "init_transactions");
+
     ServerMeter meter(static_cast<pid_t>(a.num("server-pid", 0)));
     meter.start();
     auto t0 = Clock::now();
     std::int64_t queue_full = 0;
+    std::int64_t transactions = 0;
     for (std::int64_t i = 0; i < count;) {
+        if (transaction_size > 0 && i % transaction_size == 0 && i / transaction_size == transactions) {
+            if (transactions > 0) check_error(rd_kafka_commit_transaction(rk.get(), kTxnTimeoutMs), "commit");
+            check_error(rd_kafka_begin_transaction(rk.get()), "begin_transaction");
+            ++transactions;
+        }
         // The payload outlives the producer and is never modified: no copy.
         if (rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, 0, payload.data(), payload.size(), nullptr, 0, nullptr) == 0) {
             ++i;
@@ -101,6 +121,7 @@ int run_produce(const Args& a) {
         rd_kafka_poll(rk.get(), 1);
         if (seconds_since(t0) > 600) throw std::runtime_error("produce: no progress for 600 s");
     }
+    if (transactions > 0) check_error(rd_kafka_commit_transaction(rk.get(), kTxnTimeoutMs), "commit");
     auto flush_err = rd_kafka_flush(rk.get(), 120000);
     double elapsed = seconds_since(t0);
     Result r;
@@ -117,6 +138,8 @@ int run_produce(const Args& a) {
         .add("size", static_cast<std::int64_t>(size))
         .add("acks", a.str("acks", "1"))
         .add("idempotence", a.str("idempotence", "false"))
+        .add("transaction_size", transaction_size)
+        .add("transactions", transactions)
         .add("elapsed_s", elapsed)
         .add("msgs_per_s", static_cast<double>(count) / elapsed)
         .add("mb_per_s", bytes / elapsed / 1e6)

@@ -45,6 +45,16 @@ cleanup() {
   rm -rf "$WORK"
 }
 
+start_mock() {  # librdkafka's mock cluster ($MOCK): sets MOCK_PID and MOCK_BOOT
+  : >"$WORK/mock.out"
+  "$MOCK" >"$WORK/mock.out" 2>>"$WORK/mock.log" &
+  MOCK_PID=$!
+  local i
+  for ((i = 0; i < 600; i++)); do grep -q '^bootstrap=' "$WORK/mock.out" && break; sleep 0.05; done
+  MOCK_BOOT=$(sed -n 's/^bootstrap=//p' "$WORK/mock.out")
+  [[ -n $MOCK_BOOT ]] || { echo "mock did not start" >&2; return 1; }
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 wait_port() {  # port: bounded 30 s

@@ -52,16 +52,6 @@ start_weir() {  # data dir
   WEIR_BOOT=127.0.0.1:$WEIR_PORT
 }
 
-start_mock() {
-  : >"$WORK/mock.out"
-  "$MOCK" >"$WORK/mock.out" 2>>"$WORK/mock.log" &
-  MOCK_PID=$!
-  local i
-  for ((i = 0; i < 600; i++)); do grep -q '^bootstrap=' "$WORK/mock.out" && break; sleep 0.05; done
-  MOCK_BOOT=$(sed -n 's/^bootstrap=//p' "$WORK/mock.out")
-  [[ -n $MOCK_BOOT ]] || { echo "mock did not start" >&2; return 1; }
-}
-
 bench() {  # server label, rep, subcommand args...
   local server=$1 rep=$2; shift 2
   local pid boot
