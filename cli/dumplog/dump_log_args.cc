@@ -84,6 +84,9 @@ file's suffix selects what is read; files are opened read-only and never changed
               must increase, offsets must not decrease, each offset must be the last offset of
               a batch ("Indexed offset: O, found log offset: M" otherwise) and its timestamp
               the largest batch timestamp up to that batch ("Index timestamp: T, log timestamp: L").
+  .txnindex   the transactions aborted in the segment, one line per entry ("version: 0
+              producerId: P firstOffset: F lastOffset: L lastStableOffset: S"); entries must
+              come in marker order, a torn tail is a problem.
   .snapshot   a producer state snapshot, one line per producer.
 
 An index's trailing run of zero entries is the preallocated space of an active segment
@@ -100,7 +103,7 @@ Options:
   --files F1,F2,...   Files to dump (as Kafka's tool); files may also be given as arguments.
   -h, --help          Show this help.
 
-A directory stands for the .log, .index, .timeindex and .snapshot files in it and in its
+A directory stands for the .log, .index, .timeindex, .txnindex and .snapshot files in it and in its
 subdirectories (a partition directory, or a whole log.dirs entry). Other files named are
 ignored, with a note, as Kafka's tool does.
 

@@ -12,6 +12,7 @@
 #include "cli/dumplog/index_file_dump.h"
 #include "cli/dumplog/log_file_dump.h"
 #include "cli/dumplog/snapshot_dump.h"
+#include "cli/dumplog/txn_index_dump.h"
 
 namespace weir::cli::dumplog {
 
@@ -33,6 +34,7 @@ constexpr FileKind kKinds[] = {
     {storage::kLogSuffix, "batches", dump_log_file},
     {storage::kIndexSuffix, "entries", dump_offset_index},
     {storage::kTimeIndexSuffix, "entries", dump_time_index},
+    {storage::kTxnIndexSuffix, "aborted transactions", dump_txn_index},
     {storage::kProducerSnapshotSuffix, "producers", dump_producer_snapshot},
 };
 
@@ -51,7 +53,7 @@ bool dump_file(const std::string& name, const DumpSettings& settings, std::ostre
     if (kind == nullptr && std::filesystem::exists(path, ec)) {
         // As Kafka's DumpLogSegments: named by a glob, checkpoints and
         // partition.metadata come along; they are not an error.
-        err << "Ignoring unknown file " << name << " (dump-log reads .log, .index, .timeindex and .snapshot)\n";
+        err << "Ignoring unknown file " << name << " (dump-log reads .log, .index, .timeindex, .txnindex and .snapshot)\n";
         return true;
     }
     if (kind == nullptr) {

@@ -70,7 +70,7 @@ TEST(DumpLogCli, GarbageInEveryKindOfFileIsReportedNotACrash) {
     std::string garbage;
     for (int i = 0; i < 3001; ++i) garbage += static_cast<char>((i * 31 + 7) % 256);
     std::vector<std::string> files;
-    for (const char* suffix : {".log", ".index", ".timeindex", ".snapshot"}) {
+    for (const char* suffix : {".log", ".index", ".timeindex", ".snapshot", ".txnindex"}) {
         const auto p = dir.path() / ("00000000000000000000" + std::string(suffix));
         write_file(p, garbage);
         files.push_back(p.string());
