@@ -53,7 +53,8 @@ bool dump_file(const std::string& name, const DumpSettings& settings, std::ostre
     if (kind == nullptr && std::filesystem::exists(path, ec)) {
         // As Kafka's DumpLogSegments: named by a glob, checkpoints and
         // partition.metadata come along; they are not an error.
-        err << "Ignoring unknown file " << name << " (dump-log reads .log, .index, .timeindex, .txnindex and .snapshot)\n";
+        err << "Ignoring unknown file " << name
+            << " (dump-log reads .log, .index, .timeindex, .txnindex and .snapshot)\n";
         return true;
     }
     if (kind == nullptr) {

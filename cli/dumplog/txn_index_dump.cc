@@ -34,12 +34,11 @@ void dump_txn_index(const std::filesystem::path& path, FileReport& report) {
         report.count_one(txn.first_offset, txn.last_offset);
         // Kafka's DumpLogSegments.dumpTxnIndex line.
         report.line(fmt::format("version: {} producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}",
-                                version, txn.producer_id, txn.first_offset, txn.last_offset,
-                                txn.last_stable_offset));
+                                version, txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset));
         if (version != 0) report.problem(fmt::format("Entry at position {} has unknown version {}", pos, version));
         if (txn.last_offset <= previous_marker)
-            report.problem(fmt::format("Entry at position {} ends at offset {}, not after the previous entry's {}",
-                                       pos, txn.last_offset, previous_marker));
+            report.problem(fmt::format("Entry at position {} ends at offset {}, not after the previous entry's {}", pos,
+                                       txn.last_offset, previous_marker));
         previous_marker = txn.last_offset;
     }
     if (pos != bytes.size())
