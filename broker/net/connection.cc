@@ -1,5 +1,6 @@
 #include "broker/net/connection.h"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/read.hpp>
@@ -92,6 +93,11 @@ std::size_t Connection::pending_response_bytes() const {
     return n;
 }
 
+bool Connection::holds_response() const {
+    if (building_ > 0 || writing_) return true;
+    return std::ranges::any_of(pending_, [](const auto& s) { return s->done && s->response; });
+}
+
 asio::awaitable<void> Connection::read_loop() {
     auto self = shared_from_this();
     std::uint8_t size_buf[4];
@@ -151,6 +157,17 @@ asio::awaitable<void> Connection::process(SlotPtr slot, SlotPtr barrier, std::sh
         co_await barrier_done_.async_wait(asio::redirect_error(use_awaitable, ec));
     }
     barrier.reset();
+    // While the budget is used up, a connection builds one response at a
+    // time and none while an earlier one is unwritten (Kafka's processor
+    // mutes a channel until its response is sent): a client that never reads
+    // holds at most one answer, and one that reads holds nothing in between
+    // and goes first.
+    while (budget_ && budget_->exhausted() && holds_response() && !closed_) co_await budget_->next_release();
+    ++building_;
+    struct Built {
+        std::size_t& building;
+        ~Built() { --building; }
+    } built{building_};
     try {
         slot->response = co_await handler_.handle(std::move(frame), info_);
     } catch (const std::exception& e) {
@@ -257,7 +274,9 @@ asio::awaitable<void> Connection::write_loop() {
         if (!buffers.empty()) {
             boost::system::error_code ec;
             arm(write_deadline_);
+            writing_ = true;
             co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
+            writing_ = false;
             write_deadline_.expires_at(asio::steady_timer::time_point::max());
             if (ec) co_return;
             last_activity_ = std::chrono::steady_clock::now();

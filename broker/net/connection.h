@@ -63,6 +63,8 @@ private:
     boost::asio::awaitable<void> process(SlotPtr slot, SlotPtr barrier, std::shared_ptr<const wire::Bytes> frame);
     void finish(Slot& slot);
     std::size_t pending_response_bytes() const;
+    // A response of this connection is being built or waits to be written.
+    [[nodiscard]] bool holds_response() const;
 
     boost::asio::ip::tcp::socket socket_;
     RequestHandler& handler_;
@@ -71,6 +73,8 @@ private:
     std::shared_ptr<MemoryBudget> budget_;
     ConnectionSlot slot_;
     std::deque<std::shared_ptr<Slot>> pending_;
+    std::size_t building_ = 0;  // requests in their handler
+    bool writing_ = false;      // responses handed to the socket, not all accepted yet
     // The last barrier request read; weak so a finished one's response is freed
     // once written.
     std::weak_ptr<Slot> last_barrier_;
