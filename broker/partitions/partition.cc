@@ -315,6 +315,15 @@ void Partition::follow_high_watermark(std::int64_t leader_high_watermark) {
     change_listeners_.notify();
 }
 
+void Partition::restore_high_watermark(std::int64_t checkpointed) {
+    if (stopped_) return;
+    const auto next = std::clamp(checkpointed, log_->log_start_offset(), log_->log_end_offset());
+    if (next <= high_watermark_) return;
+    high_watermark_ = next;
+    producer_state_.on_high_watermark(high_watermark_);
+    change_listeners_.notify();
+}
+
 void Partition::follow_log_start_offset(std::int64_t leader_log_start_offset) {
     if (stopped_ || is_leader_ || leader_log_start_offset <= log_->log_start_offset()) return;
     try {

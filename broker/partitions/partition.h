@@ -229,6 +229,12 @@ public:
     AppendResult append_as_follower(std::span<const std::uint8_t> batches);
     // The leader's high watermark, as far as this log reaches.
     void follow_high_watermark(std::int64_t leader_high_watermark);
+    // The high watermark this broker checkpointed before it restarted
+    // (replication-offset-checkpoint), as far as this log reaches: where a
+    // replica starts instead of the log start, as Kafka's does, so that a
+    // leader elected before its followers fetch does not fall back below
+    // what consumers already read.
+    void restore_high_watermark(std::int64_t checkpointed);
     // The leader's log start offset (retention, DeleteRecords), when above ours.
     void follow_log_start_offset(std::int64_t leader_log_start_offset);
     // Removes everything from `offset` on (divergence from the new leader).

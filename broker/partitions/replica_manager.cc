@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "broker/common/logging.h"
+#include "broker/storage/checkpoint_file.h"
 #include "broker/storage/log_manager.h"
 
 namespace weir::partitions {
@@ -35,6 +37,11 @@ std::shared_ptr<Partition> ReplicaManager::get_or_create(const TopicPartition& t
     if (!log) log = logs_.get_or_create(tp, config_for_topic_(tp.topic));
     auto partition = std::make_shared<Partition>(tp, local_broker_id_, std::move(log), executor_);
     partitions_.emplace(tp, partition);
+    auto& restored = restored_high_watermarks(partition->dir().parent_path());
+    if (auto entry = restored.find(tp); entry != restored.end()) {
+        partition->restore_high_watermark(entry->second);
+        restored.erase(entry);
+    }
     return partition;
 }
 
@@ -179,6 +186,32 @@ void ReplicaManager::remove_expired_producers(std::int64_t expiration_ms) {
 void ReplicaManager::write_producer_snapshots() {
     for (const auto& [tp, partition] : partitions_)
         if (!partition->stopped()) partition->write_producer_snapshot();
+}
+
+storage::OffsetCheckpoint& ReplicaManager::restored_high_watermarks(const std::filesystem::path& dir) {
+    auto found = restored_high_watermarks_.find(dir);
+    if (found != restored_high_watermarks_.end()) return found->second;
+    bool ok = true;
+    auto offsets = storage::read_checkpoint_file(dir / storage::kHighWatermarkCheckpointFile, &ok);
+    if (!ok) logging::warn("{}: unreadable high watermark checkpoint, ignored", dir.string());
+    return restored_high_watermarks_.emplace(dir, std::move(offsets)).first->second;
+}
+
+void ReplicaManager::checkpoint_high_watermarks() {
+    std::map<std::filesystem::path, storage::OffsetCheckpoint> by_dir;
+    for (const auto& [tp, partition] : partitions_)
+        if (!partition->stopped()) by_dir[partition->dir().parent_path()][tp] = partition->high_watermark();
+    for (auto& [dir, restored] : restored_high_watermarks_) {
+        std::erase_if(restored, [&](const auto& entry) { return !logs_.get(entry.first); });
+        for (const auto& [tp, offset] : restored) by_dir[dir].emplace(tp, offset);
+    }
+    for (const auto& [dir, offsets] : by_dir) {
+        try {
+            storage::write_checkpoint_file(dir / storage::kHighWatermarkCheckpointFile, offsets);
+        } catch (const std::exception& e) {
+            logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
+        }
+    }
 }
 
 void ReplicaManager::wake_all() {

@@ -8,7 +8,9 @@
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +19,7 @@
 
 #include "broker/partitions/partition.h"
 #include "broker/partitions/produce_validation.h"
+#include "broker/storage/checkpoint_file.h"
 #include "protocol/errors.h"
 #include "protocol/topic_partition.h"
 #include "protocol/wire/reader.h"
@@ -126,6 +129,11 @@ public:
     void remove_expired_producers(std::int64_t expiration_ms);
     // Clean shutdown: every partition's producer state snapshot at its log end.
     void write_producer_snapshots();
+    // Kafka's replication-offset-checkpoint in every log dir: the high
+    // watermarks of the partitions hosted there, every
+    // replica.high.watermark.checkpoint.interval.ms and at shutdown. A
+    // partition hosted after a restart starts from its entry.
+    void checkpoint_high_watermarks();
 
     // Shutdown: parked fetches wake and return, acks=all waiters fail with
     // REQUEST_TIMED_OUT, and nothing parks any more.
@@ -149,12 +157,17 @@ public:
 
 private:
     std::shared_ptr<Partition> get_or_create(const TopicPartition& tp);
+    // `dir`'s checkpoint as found at start, read on first use.
+    storage::OffsetCheckpoint& restored_high_watermarks(const std::filesystem::path& dir);
 
     boost::asio::any_io_executor executor_;
     storage::LogManager& logs_;
     ConfigLookup config_for_topic_;
     std::int32_t local_broker_id_;
     std::unordered_map<TopicPartition, std::shared_ptr<Partition>> partitions_;
+    // The checkpoints found at start, by log dir, less the entries used:
+    // written again for logs not hosted (yet), dropped with their logs.
+    std::map<std::filesystem::path, storage::OffsetCheckpoint> restored_high_watermarks_;
     bool stopping_ = false;
     IsrProposer isr_proposer_;
     std::chrono::milliseconds replica_lag_max_{30000};

@@ -148,6 +148,7 @@ void Broker::schedule_periodic() {
             // Give the heap back after large request frames (see MemoryBudget).
             if (request_memory_ && request_memory_->take_trim_hint()) malloc_trim(0);
             if (producer_expiration_due()) core_->partitions().remove_expired_producers(producer_id_expiration_ms());
+            if (high_watermark_checkpoint_due()) core_->partitions().checkpoint_high_watermarks();
         } catch (const std::exception& e) {
             logging::error("periodic log maintenance failed: {}", e.what());
         }
@@ -224,6 +225,14 @@ bool Broker::producer_expiration_due() {
     auto now = std::chrono::steady_clock::now();
     if (now - last_producer_expiration_ < std::chrono::milliseconds(interval)) return false;
     last_producer_expiration_ = now;
+    return true;
+}
+
+bool Broker::high_watermark_checkpoint_due() {
+    const auto interval = config::as_int(config_.static_value("replica.high.watermark.checkpoint.interval.ms"));
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_high_watermark_checkpoint_ < std::chrono::milliseconds(interval)) return false;
+    last_high_watermark_checkpoint_ = now;
     return true;
 }
 

@@ -65,6 +65,7 @@ private:
     bool retention_due();
     // producer.id.expiration.check.interval.ms has passed since the last check.
     bool producer_expiration_due();
+    bool high_watermark_checkpoint_due();
     [[nodiscard]] std::int64_t producer_id_expiration_ms() const;
     void schedule_cleaner(std::chrono::steady_clock::duration delay);
     // weir.log.scrub.*: one step a tenth of a second at the configured rate.
@@ -99,6 +100,7 @@ private:
     bool listeners_down_ = false;
     std::chrono::steady_clock::time_point last_retention_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_producer_expiration_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_high_watermark_checkpoint_ = std::chrono::steady_clock::now();
     bool stopped_ = false;
 };
 

@@ -104,6 +104,7 @@ void BrokerCore::shutdown() {
     if (fetchers_) fetchers_->stop();
     partitions_->wake_all();
     partitions_->write_producer_snapshots();
+    partitions_->checkpoint_high_watermarks();
     context_.reset();
     fetchers_.reset();
     partitions_.reset();

@@ -19,6 +19,7 @@ inline constexpr std::string_view kDeleteDirSuffix = "-delete";
 inline constexpr std::string_view kCleanShutdownFile = ".kafka_cleanshutdown";
 inline constexpr std::string_view kRecoveryPointCheckpointFile = "recovery-point-offset-checkpoint";
 inline constexpr std::string_view kLogStartOffsetCheckpointFile = "log-start-offset-checkpoint";
+inline constexpr std::string_view kHighWatermarkCheckpointFile = "replication-offset-checkpoint";
 
 // `<topic>-<partition>`
 std::string partition_dir_name(const TopicPartition& tp);

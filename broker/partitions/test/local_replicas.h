@@ -26,6 +26,7 @@ public:
     // A clean stop: producer state snapshotted, flushed, checkpointed, marked clean.
     ~LocalReplicas() {
         replicas_->write_producer_snapshots();
+        replicas_->checkpoint_high_watermarks();
         replicas_.reset();
         logs_->shutdown();
     }

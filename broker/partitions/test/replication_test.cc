@@ -9,6 +9,7 @@
 
 #include "broker/partitions/replica_manager.h"
 #include "broker/partitions/test/local_replicas.h"
+#include "broker/storage/checkpoint_file.h"
 #include "broker/storage/leader_epoch_checkpoint.h"
 #include "broker/storage/test/storage_test_util.h"
 #include "protocol/records/record_batch.h"
@@ -169,8 +170,31 @@ TEST_F(ReplicationTest, EpochHistorySurvivesARestart) {
     EXPECT_EQ(p->latest_epoch(), 5);
     auto end0 = p->last_offset_for_leader_epoch(kNoLeaderEpoch, 0, false);
     EXPECT_EQ(end0.end_offset, 4);
-    // Restarted: nothing is known committed until a leader says so.
-    EXPECT_EQ(p->high_watermark(), 0);
+    // The high watermark it had checkpointed when it stopped.
+    EXPECT_EQ(p->high_watermark(), 6);
+}
+
+TEST_F(ReplicationTest, HighWatermarksComeBackFromTheirCheckpoint) {
+    // A follower that knows its leader's high watermark up to 7 of 10.
+    auto p = replicas().apply(tp, {kA, 2, kAssigned, kAssigned});
+    ASSERT_EQ(p->append_as_follower(leader_batch(0, 10, 2)).error, ErrorCode::none);
+    p->follow_high_watermark(7);
+    // Not hosted in the next process until later: its entry must outlive a checkpoint.
+    auto other = replicas().apply({"t", 1}, {kA, 2, kAssigned, kAssigned});
+    ASSERT_EQ(other->append_as_follower(leader_batch(0, 4, 2)).error, ErrorCode::none);
+    other->follow_high_watermark(3);
+    replicas().checkpoint_high_watermarks();
+    const auto file = tmp.path() / storage::kHighWatermarkCheckpointFile;
+    EXPECT_EQ(storage::read_checkpoint_file(file), (storage::OffsetCheckpoint{{tp, 7}, {{"t", 1}, 3}}));
+    p.reset();
+    other.reset();
+
+    open();  // restarted; elected leader before any follower fetched
+    auto led = replicas().apply(tp, {kLocal, 3, kAssigned, kAssigned});
+    EXPECT_EQ(led->high_watermark(), 7);
+    replicas().checkpoint_high_watermarks();
+    EXPECT_EQ(storage::read_checkpoint_file(file), (storage::OffsetCheckpoint{{tp, 7}, {{"t", 1}, 3}}));
+    EXPECT_EQ(replicas().apply({"t", 1}, {kA, 3, kAssigned, kAssigned})->high_watermark(), 3);
 }
 
 }  // namespace
