@@ -114,8 +114,9 @@ asio::awaitable<void> Connection::read_loop() {
         // Muted while the broker-wide budget is used up (queued.max.request.bytes)
         // and this connection holds some of it: a client that reads its answers
         // holds nothing between requests and keeps going; one that pipelines
-        // and never reads stops here.
-        while (budget_ && budget_->exhausted() && !pending_.empty() && !closed_) co_await budget_->next_release();
+        // and never reads stops here (an answer being written counts).
+        while (budget_ && budget_->exhausted() && (!pending_.empty() || writing_) && !closed_)
+            co_await budget_->next_release();
         if (closed_) co_return;
 
         boost::system::error_code ec;
@@ -180,13 +181,21 @@ asio::awaitable<void> Connection::process(SlotPtr slot, SlotPtr barrier, std::sh
     // The request's bytes are done with; the response's are held until written.
     if (budget_) budget_->note_freed_frame(frame_size);
     slot->memory.reset();
-    if (slot->response && !closed_)
+    if (slot->response && !closed_) {
         slot->memory = response_lease(slot->response->size());
-    else
+    } else {
         slot->response.reset();
+        wake_budget_waiters();  // this connection's next request may be waiting for this one
+    }
     slot->done = true;
     finish(*slot);
     writer_wake_.cancel();
+}
+
+void Connection::wake_budget_waiters() {
+    // Waiters re-check their own condition; the budget does not know which of
+    // them waits for this connection.
+    if (budget_ && budget_->exhausted()) budget_->wake_all();
 }
 
 BudgetLease Connection::response_lease(std::size_t bytes) {
@@ -281,8 +290,8 @@ asio::awaitable<void> Connection::write_loop() {
             if (ec) co_return;
             last_activity_ = std::chrono::steady_clock::now();
             reader_wake_.cancel();
-            // This connection may be muted on the budget only for holding some of it.
-            if (budget_ && pending_.empty() && budget_->exhausted()) budget_->wake_all();
+            // This connection's reader and requests may wait only for what it held.
+            wake_budget_waiters();
             continue;
         }
         reader_wake_.cancel();

@@ -65,6 +65,9 @@ private:
     std::size_t pending_response_bytes() const;
     // A response of this connection is being built or waits to be written.
     [[nodiscard]] bool holds_response() const;
+    // What this connection's reader and requests wait for on an exhausted
+    // budget may have changed without any bytes coming back to it.
+    void wake_budget_waiters();
 
     boost::asio::ip::tcp::socket socket_;
     RequestHandler& handler_;

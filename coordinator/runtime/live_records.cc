@@ -22,7 +22,7 @@ void LiveRecords::apply(wire::ByteSpan key_bytes, std::optional<wire::ByteSpan> 
         live_.emplace(std::move(key), Entry{wire::Bytes(value->begin(), value->end()), offset});
     } else {
         live_bytes_ += record_size(key.size(), 0);
-        tombstones_.emplace(std::move(key), timestamp);
+        tombstones_.emplace(std::move(key), Tombstone{timestamp, offset});
     }
 }
 
@@ -42,6 +42,7 @@ void LiveRecords::end_transaction(std::int64_t producer_id, bool commit, TimeMs 
     if (node.empty() || !commit) return;
     for (const auto& r : node.mapped()) {
         if (auto it = live_.find(r.key); it != live_.end() && it->second.offset > r.offset) continue;
+        if (auto it = tombstones_.find(r.key); it != tombstones_.end() && it->second.offset > r.offset) continue;
         const auto bytes = record_size(r.key.size(), r.value ? r.value->size() : 0);
         // apply() counts the record again; it was counted when it was written.
         auto key = wire::ByteSpan(reinterpret_cast<const std::uint8_t*>(r.key.data()), r.key.size());
@@ -71,7 +72,7 @@ std::vector<KeyValue> LiveRecords::snapshot(TimeMs now, std::int64_t delete_rete
     out.reserve(live_.size() + tombstones_.size());
     for (const auto& [key, entry] : live_) out.push_back({wire::Bytes(key.begin(), key.end()), entry.value});
     for (auto it = tombstones_.begin(); it != tombstones_.end();) {
-        if (now - it->second >= delete_retention_ms) {
+        if (now - it->second.deleted >= delete_retention_ms) {
             live_bytes_ -= record_size(it->first.size(), 0);
             it = tombstones_.erase(it);
         } else {

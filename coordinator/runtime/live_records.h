@@ -31,9 +31,9 @@ public:
     // timestamp in ms.
     void apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value, TimeMs timestamp, std::int64_t offset);
     // A record of an open transaction: it takes effect if the producer's
-    // transaction commits, unless a record of the same key was written after
-    // it (Kafka's loader and cleaner keep the later one), and is only counted
-    // (as superseded) if it aborts.
+    // transaction commits, unless a record or tombstone of the same key was
+    // written after it (the later one stays, as the group's replay decides),
+    // and is only counted (as superseded) if it aborts.
     void apply_transactional(std::int64_t producer_id, wire::ByteSpan key, std::optional<wire::ByteSpan> value,
                              TimeMs timestamp, std::int64_t offset);
     void end_transaction(std::int64_t producer_id, bool commit, TimeMs timestamp);
@@ -69,10 +69,14 @@ private:
     };
     std::unordered_map<std::string, Entry> live_;
     std::unordered_map<std::int64_t, std::vector<TxnRecord>> open_;  // producer id -> its pending records
-    std::unordered_map<std::string, TimeMs> tombstones_;             // key -> when deleted
-    std::uint64_t live_bytes_ = 0;                                   // live records and kept tombstones
-    std::uint64_t total_bytes_ = 0;                                  // every record since the log start
-    std::optional<TimeMs> oldest_;  // timestamp of the first record since the log start
+    struct Tombstone {
+        TimeMs deleted = 0;
+        std::int64_t offset = -1;
+    };
+    std::unordered_map<std::string, Tombstone> tombstones_;
+    std::uint64_t live_bytes_ = 0;   // live records and kept tombstones
+    std::uint64_t total_bytes_ = 0;  // every record since the log start
+    std::optional<TimeMs> oldest_;   // timestamp of the first record since the log start
 };
 
 }  // namespace weir::coordinator::runtime

@@ -2,6 +2,8 @@
 // TxnOffsetCommit appends the offsets as a transactional batch of the
 // producer; they stay pending, invisible to OffsetFetch, until the
 // transaction's marker reaches their __consumer_offsets partition.
+#include <map>
+
 #include "coordinator/service/coordinator_service.h"
 #include "coordinator/service/error_mapping.h"
 #include "coordinator/service/offset_checks.h"
@@ -57,7 +59,10 @@ Task<msg::TxnOffsetCommitResponse> CoordinatorService::txn_offset_commit(const C
     // them: the marker may come before this write is acknowledged.
     if (appended.error == ErrorCode::none) {
         place_offsets(valid, appended.base_offset);
-        core_.add_pending_txn_offsets(r.group_id, r.producer_id, {valid.begin(), valid.end()});
+        // A partition named twice: the later record wins, as on replay.
+        std::map<TopicPartition, OffsetAndMetadata> pending;
+        for (const auto& [tp, o] : valid) pending[tp] = o;
+        core_.add_pending_txn_offsets(r.group_id, r.producer_id, pending);
     }
     auto written = co_await runtime_.await_replicated(std::move(appended));
     set_valid(map_offset_store_error(written));

@@ -21,9 +21,16 @@ void Replayer::apply(wire::ByteSpan key, std::optional<wire::ByteSpan> value, st
             auto parsed_value = parse_offset_value(*value);
             parsed_value.record_offset = offset;
             groups_[ok->group].offsets[ok->tp] = std::move(parsed_value);
-        } else if (auto it = groups_.find(ok->group); it != groups_.end()) {
-            it->second.offsets.erase(ok->tp);
-            if (!it->second.metadata && it->second.offsets.empty()) groups_.erase(it);
+        } else {
+            // A deleted offset takes the open transactions' offsets of that
+            // partition with it, as Group::remove_offsets does in memory
+            // (Kafka's OffsetMetadataManager.replay).
+            for (auto& [producer_id, groups] : pending_)
+                if (auto g = groups.find(ok->group); g != groups.end()) g->second.erase(ok->tp);
+            if (auto it = groups_.find(ok->group); it != groups_.end()) {
+                it->second.offsets.erase(ok->tp);
+                if (!it->second.metadata && it->second.offsets.empty()) groups_.erase(it);
+            }
         }
         return;
     }

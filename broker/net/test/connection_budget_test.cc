@@ -91,5 +91,49 @@ TEST(ConnectionBudget, ANeverReadingClientHoldsOneAnswerWhileTheBudgetIsUsedUp) 
     EXPECT_EQ(budget->used(), 0);
 }
 
+class SmallAnswers final : public RequestHandler {
+public:
+    asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes>,
+                                                       const ConnectionInfo&) override {
+        co_return wire::Bytes{0, 0, 0, 4, 'o', 'k', '.', '.'};
+    }
+    [[nodiscard]] bool is_barrier(const wire::Bytes&) const override { return false; }
+};
+
+// Other connections hold the whole budget and never give it back: a client
+// that reads its answers still gets every one of its pipelined requests
+// answered, each as soon as the one before it is written.
+TEST(ConnectionBudget, AReadingClientIsServedWhileOthersHoldTheBudget) {
+    asio::io_context io;
+    SmallAnswers handler;
+    auto budget = std::make_shared<MemoryBudget>(io.get_executor(), 1 << 20);
+    BudgetLease others(budget);
+    others.add(2 << 20);
+    tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+    acceptor.async_accept([&](boost::system::error_code ec, tcp::socket socket) {
+        ASSERT_FALSE(ec) << ec.message();
+        std::make_shared<Connection>(std::move(socket), handler, ConnectionLimits{},
+                                     ConnectionInfo{1, "test", "PLAINTEXT"}, budget)
+            ->start();
+    });
+    int answers = 0;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            tcp::socket client(io);
+            co_await client.async_connect(acceptor.local_endpoint(), asio::use_awaitable);
+            const wire::Bytes frame{0, 0, 0, 8, 'r', 'e', 'q', 'u', 'e', 's', 't', '.'};
+            wire::Bytes pipelined;
+            for (int i = 0; i < 3; ++i) pipelined.insert(pipelined.end(), frame.begin(), frame.end());
+            co_await asio::async_write(client, asio::buffer(pipelined), asio::use_awaitable);
+            wire::Bytes answer(8);
+            for (; answers < 3; ++answers) co_await asio::async_read(client, asio::buffer(answer), asio::use_awaitable);
+            io.stop();
+        },
+        asio::detached);
+    io.run_for(std::chrono::seconds(5));
+    EXPECT_EQ(answers, 3);
+}
+
 }  // namespace
 }  // namespace weir::net

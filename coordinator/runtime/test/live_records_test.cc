@@ -107,17 +107,17 @@ TEST(LiveRecords, ACommittedTransactionNeverShadowsALaterRecordOfItsKey) {
     live.apply(b("k"), wire::ByteSpan(b("plain")), 0, 11);
     live.apply_transactional(7, b("j"), wire::ByteSpan(b("txn")), 0, 12);
     live.apply(b("j"), std::nullopt, 0, 13);
+    live.apply_transactional(7, b("i"), wire::ByteSpan(b("txn")), 0, 14);
     live.end_transaction(7, true, 0);
     auto records = live.snapshot(0, 86400000);
     std::map<std::string, std::optional<std::string>> values;
     for (const auto& r : records)
         values[std::string(r.key.begin(), r.key.end())] =
             r.value ? std::optional<std::string>(std::string(r.value->begin(), r.value->end())) : std::nullopt;
-    // The plain write came later in the log: it stays. A later tombstone does
-    // not stop the commit, as Kafka's group loader puts a committed offset
-    // back when no offset is stored.
+    // The plain write and the tombstone came later in the log: they stay.
     EXPECT_EQ(values["k"], std::optional<std::string>("plain"));
-    EXPECT_EQ(values["j"], std::optional<std::string>("txn"));
+    EXPECT_EQ(values["j"], std::nullopt);
+    EXPECT_EQ(values["i"], std::optional<std::string>("txn"));
 }
 
 }  // namespace
