@@ -142,13 +142,15 @@ void Broker::schedule_periodic() {
         if (ec || stopped_) return;
         try {
             core_->logs().flush_due();
-            if (retention_due()) core_->logs().enforce_retention();
+            if (due(last_retention_, config_.log_retention_check_interval_ms)) core_->logs().enforce_retention();
             core_->logs().checkpoint();
             core_->partitions().maintain_isrs();
             // Give the heap back after large request frames (see MemoryBudget).
             if (request_memory_ && request_memory_->take_trim_hint()) malloc_trim(0);
-            if (producer_expiration_due()) core_->partitions().remove_expired_producers(producer_id_expiration_ms());
-            if (high_watermark_checkpoint_due()) core_->partitions().checkpoint_high_watermarks();
+            if (due(last_producer_expiration_, static_int("producer.id.expiration.check.interval.ms")))
+                core_->partitions().remove_expired_producers(producer_id_expiration_ms());
+            if (due(last_high_watermark_checkpoint_, static_int("replica.high.watermark.checkpoint.interval.ms")))
+                core_->partitions().checkpoint_high_watermarks();
         } catch (const std::exception& e) {
             logging::error("periodic log maintenance failed: {}", e.what());
         }
@@ -213,28 +215,14 @@ std::chrono::milliseconds Broker::cleaner_backoff() const {
         std::max<std::int64_t>(config::as_int(config::broker_value_or_default(props, "log.cleaner.backoff.ms")), 0));
 }
 
-bool Broker::retention_due() {
+bool Broker::due(std::chrono::steady_clock::time_point& last, std::int64_t interval_ms) {
     auto now = std::chrono::steady_clock::now();
-    if (now - last_retention_ < std::chrono::milliseconds(config_.log_retention_check_interval_ms)) return false;
-    last_retention_ = now;
+    if (now - last < std::chrono::milliseconds(interval_ms)) return false;
+    last = now;
     return true;
 }
 
-bool Broker::producer_expiration_due() {
-    const auto interval = config::as_int(config_.static_value("producer.id.expiration.check.interval.ms"));
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_producer_expiration_ < std::chrono::milliseconds(interval)) return false;
-    last_producer_expiration_ = now;
-    return true;
-}
-
-bool Broker::high_watermark_checkpoint_due() {
-    const auto interval = config::as_int(config_.static_value("replica.high.watermark.checkpoint.interval.ms"));
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_high_watermark_checkpoint_ < std::chrono::milliseconds(interval)) return false;
-    last_high_watermark_checkpoint_ = now;
-    return true;
-}
+std::int64_t Broker::static_int(std::string_view key) const { return config::as_int(config_.static_value(key)); }
 
 std::int64_t Broker::producer_id_expiration_ms() const {
     // Dynamic (KIP-226), as in Kafka.

@@ -4,8 +4,11 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "broker/admin/admin_server.h"
@@ -62,10 +65,10 @@ private:
     // Takes the Kafka listeners down or up as broker_down faults say.
     void apply_broker_down();
     void schedule_periodic();
-    bool retention_due();
+    // True once `interval_ms` has passed since `last` (then moved to now).
+    static bool due(std::chrono::steady_clock::time_point& last, std::int64_t interval_ms);
+    [[nodiscard]] std::int64_t static_int(std::string_view key) const;
     // producer.id.expiration.check.interval.ms has passed since the last check.
-    bool producer_expiration_due();
-    bool high_watermark_checkpoint_due();
     [[nodiscard]] std::int64_t producer_id_expiration_ms() const;
     void schedule_cleaner(std::chrono::steady_clock::duration delay);
     // weir.log.scrub.*: one step a tenth of a second at the configured rate.
