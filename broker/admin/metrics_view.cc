@@ -181,6 +181,9 @@ asio::awaitable<std::string> render_metrics(const AdminContext& context, std::si
         w.family("weir_isr_expands_total", "counter", "ISR expansions of partitions this broker leads.");
         w.sample("weir_isr_expands_total", {}, context.metrics.isr_expands());
     }
+    // Kafka's kafka.log:type=LogManager,name=OfflineLogDirectoryCount.
+    w.family("weir_offline_log_dirs", "gauge", "Log dirs taken offline after a failure of their disk.");
+    w.sample("weir_offline_log_dirs", {}, context.metrics.offline_log_dirs());
     const auto& scrub = context.metrics.scrub();
     w.family("weir_log_scrub_bytes_total", "counter", "Bytes of closed segments the background scrub checked.");
     w.sample("weir_log_scrub_bytes_total", {}, scrub.bytes);

@@ -10,6 +10,7 @@
 #include "broker/config/config_keys.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/topic_name.h"
+#include "broker/partitions/replica_manager.h"
 #include "protocol/errors.h"
 
 namespace weir::handlers {
@@ -34,10 +35,22 @@ bool has_endpoint(const metadata::MetadataSnapshot& s, std::int32_t id, std::str
     return b != nullptr && b->endpoint(listener) != nullptr;
 }
 
+// The partitions this broker hosts in a log dir whose disk failed.
+struct LocalOffline {
+    const partitions::ReplicaManager& partitions;
+    std::int32_t broker_id;
+
+    [[nodiscard]] bool operator()(const TopicPartition& tp) const {
+        auto partition = partitions.get(tp);
+        return partition && partition->offline();
+    }
+};
+
 // MetadataCache.getPartitionMetadata.
 Response::MetadataResponsePartition describe_partition(const metadata::PartitionInfo& p,
                                                        const metadata::MetadataSnapshot& s, std::string_view listener,
-                                                       std::int16_t version) {
+                                                       std::int16_t version, const LocalOffline& local_offline,
+                                                       const std::string& topic) {
     Response::MetadataResponsePartition out;
     out.partition_index = p.partition;
     out.leader_epoch = p.leader_epoch;
@@ -61,17 +74,29 @@ Response::MetadataResponsePartition describe_partition(const metadata::Partition
         const bool missing = out.replica_nodes.size() < p.replicas.size() || out.isr_nodes.size() < p.isr.size();
         out.error_code = code(missing ? ErrorCode::replica_not_available : ErrorCode::none);
     }
+    if (local_offline(TopicPartition{topic, p.partition})) {
+        // What Kafka's controller publishes once it has learnt of the failed
+        // log dir (no other replica here takes over: see the README).
+        const auto me = local_offline.broker_id;
+        if (std::ranges::find(out.offline_replicas, me) == out.offline_replicas.end())
+            out.offline_replicas.push_back(me);
+        if (out.leader_id == me) {
+            out.leader_id = kNoLeader;
+            out.error_code = code(ErrorCode::leader_not_available);
+        }
+    }
     return out;
 }
 
 ResponseTopic describe_topic(const metadata::TopicInfo& t, const metadata::MetadataSnapshot& s,
-                             std::string_view listener, std::int16_t version) {
+                             std::string_view listener, std::int16_t version, const LocalOffline& local_offline) {
     ResponseTopic out;
     out.name = t.name;
     out.topic_id = t.id;
     out.is_internal = metadata::is_internal_topic(t.name);
     out.partitions.reserve(t.partitions.size());
-    for (const auto& p : t.partitions) out.partitions.push_back(describe_partition(p, s, listener, version));
+    for (const auto& p : t.partitions)
+        out.partitions.push_back(describe_partition(p, s, listener, version, local_offline, t.name));
     return out;
 }
 
@@ -127,7 +152,9 @@ Task<ResponseTopic> auto_create(BrokerContext& broker, std::string name, std::st
     auto result = co_await broker.metadata.create_topic(creatable_topic(broker.config, name, live), false);
     auto after = broker.metadata.snapshot();
     if (result.ok() || result.error == ErrorCode::topic_already_exists) {
-        if (auto t = after->topic(name)) co_return describe_topic(*t, *after, listener, version);
+        if (auto t = after->topic(name))
+            co_return describe_topic(*t, *after, listener, version,
+                                     LocalOffline{broker.partitions, broker.config.broker_id});
         co_return topic_error(ErrorCode::leader_not_available, name);
     }
     co_return topic_error(result.error, name);
@@ -138,6 +165,7 @@ Task<ResponseTopic> auto_create(BrokerContext& broker, std::string name, std::st
 Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::MetadataRequest request) {
     const auto version = ctx.version();
     const std::string_view listener = ctx.connection.listener;
+    const LocalOffline local_offline{broker.partitions, broker.config.broker_id};
     Response response;
 
     const bool all_topics = !request.topics || (version == 0 && request.topics->empty());
@@ -167,7 +195,7 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
 
     if (all_topics) {
         for (const auto& [name, t] : snapshot->topics_by_name)
-            response.topics.push_back(describe_topic(*t, *snapshot, listener, version));
+            response.topics.push_back(describe_topic(*t, *snapshot, listener, version, local_offline));
     } else {
         bool by_id = false;
         for (const auto& t : *request.topics) by_id = by_id || !t.topic_id.is_zero();
@@ -182,7 +210,7 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
                 if (!info)
                     unknown.push_back(topic_error(ErrorCode::unknown_topic_id, std::nullopt, t.topic_id));
                 else
-                    response.topics.push_back(describe_topic(*info, *snapshot, listener, version));
+                    response.topics.push_back(describe_topic(*info, *snapshot, listener, version, local_offline));
             }
             response.topics.insert(response.topics.begin(), unknown.begin(), unknown.end());
         } else {
@@ -191,7 +219,7 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
                 const std::string name = t.name.value_or("");
                 if (!seen.insert(name).second) continue;
                 if (auto info = snapshot->topic(name)) {
-                    response.topics.push_back(describe_topic(*info, *snapshot, listener, version));
+                    response.topics.push_back(describe_topic(*info, *snapshot, listener, version, local_offline));
                 } else if (may_create) {
                     response.topics.push_back(co_await auto_create(broker, name, listener, version));
                 } else {

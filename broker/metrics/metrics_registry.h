@@ -69,6 +69,7 @@ public:
     void isr_shrunk() { ++isr_shrinks_; }
     void isr_expanded() { ++isr_expands_; }
     void set_scrub(ScrubCounters counters) { scrub_ = counters; }
+    void set_offline_log_dirs(std::uint64_t n) { offline_log_dirs_ = n; }
 
     // Indexed by API key; keys never requested have requests == 0.
     [[nodiscard]] const std::vector<ApiMetrics>& apis() const { return apis_; }
@@ -76,6 +77,7 @@ public:
     [[nodiscard]] std::uint64_t isr_shrinks() const { return isr_shrinks_; }
     [[nodiscard]] std::uint64_t isr_expands() const { return isr_expands_; }
     [[nodiscard]] const ScrubCounters& scrub() const { return scrub_; }
+    [[nodiscard]] std::uint64_t offline_log_dirs() const { return offline_log_dirs_; }
 
 private:
     ApiMetrics& api(std::int16_t api_key);
@@ -85,6 +87,7 @@ private:
     std::uint64_t isr_shrinks_ = 0;
     std::uint64_t isr_expands_ = 0;
     ScrubCounters scrub_;
+    std::uint64_t offline_log_dirs_ = 0;
 };
 
 }  // namespace weir::metrics

@@ -22,7 +22,8 @@ namespace {
 // them: KAFKA_STORAGE_ERROR for I/O, CORRUPT_MESSAGE for batches it cannot
 // take.
 template <typename Write>
-AppendResult write_to_log(const TopicPartition& tp, StorageErrorLog& log, Write write) {
+AppendResult write_to_log(storage::PartitionLog& storage, StorageErrorLog& log, Write write) {
+    const auto& tp = storage.topic_partition();
     AppendResult result;
     try {
         auto appended = write();
@@ -31,6 +32,7 @@ AppendResult write_to_log(const TopicPartition& tp, StorageErrorLog& log, Write 
         result.log_append_time = appended.log_append_time;
         result.log_start_offset = appended.log_start_offset;
     } catch (const storage::StorageError& e) {
+        storage.io_failed(e);
         // A full disk fails every retry of every producer: a line a minute
         // per partition, with how many were left out.
         const auto now = std::chrono::steady_clock::now();
@@ -196,8 +198,12 @@ ErrorCode Partition::check_leader_epoch(std::int32_t current_leader_epoch) const
     return ErrorCode::none;
 }
 
+bool Partition::offline() const { return log_->offline(); }
+
 ErrorCode Partition::check_leader(std::int32_t current_leader_epoch, bool require_leader) const {
     if (stopped_) return stop_reason_;
+    // Kafka's HostedPartition.Offline: the log dir's disk failed.
+    if (log_->offline()) return ErrorCode::kafka_storage_error;
     if (auto error = check_leader_epoch(current_leader_epoch); error != ErrorCode::none) return error;
     if (require_leader && !is_leader_) return ErrorCode::not_leader_or_follower;
     return ErrorCode::none;
@@ -280,11 +286,15 @@ AppendResult Partition::append_as_follower(std::span<const std::uint8_t> batches
         result.error = stop_reason_;
         return result;
     }
+    if (log_->offline()) {
+        result.error = ErrorCode::kafka_storage_error;
+        return result;
+    }
     if (is_leader_) {
         result.error = ErrorCode::not_leader_or_follower;
         return result;
     }
-    result = write_to_log(tp_, storage_error_log_, [&] { return log_->append_replicated(batches); });
+    result = write_to_log(*log_, storage_error_log_, [&] { return log_->append_replicated(batches); });
     if (result.error != ErrorCode::none) return result;
     // The leader's epochs become this replica's history (Kafka's follower
     // assigns its leader epoch cache from the batches it appends).
@@ -339,13 +349,14 @@ void Partition::follow_log_start_offset(std::int64_t leader_log_start_offset) {
             producer_state_.on_high_watermark(log_->log_start_offset());
         }
     } catch (const storage::StorageError& e) {
+        log_->io_failed(e);
         logging::error("moving the log start of {} to {} failed: {}", tp_.to_string(), leader_log_start_offset,
                        e.what());
     }
 }
 
 void Partition::truncate_to(std::int64_t offset) {
-    if (stopped_ || offset >= log_->log_end_offset()) return;
+    if (stopped_ || log_->offline() || offset >= log_->log_end_offset()) return;
     log_->truncate_to(offset);
     const auto before = epoch_starts_.size();
     while (!epoch_starts_.empty() && epoch_starts_.back().second >= offset) epoch_starts_.pop_back();
@@ -384,6 +395,7 @@ void Partition::record_completed_txns(const std::vector<CompletedTxn>& completed
         try {
             log_->append_aborted_txn({txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset});
         } catch (const storage::StorageError& e) {
+            log_->io_failed(e);
             // The marker is in the log: recovery after a restart rebuilds the entry.
             logging::error("{}: recording the aborted transaction of producer {} at {} failed: {}", tp_.to_string(),
                            txn.producer_id, txn.last_offset, e.what());
@@ -437,7 +449,7 @@ AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin ori
         result.log_start_offset = log_->log_start_offset();
         return result;
     }
-    result = write_to_log(tp_, storage_error_log_, [&] { return log_->append(batches); });
+    result = write_to_log(*log_, storage_error_log_, [&] { return log_->append(batches); });
     if (result.error != ErrorCode::none) return result;
     if (result.log_append_time >= 0) {
         // LogAppendTime batches carry the append time, not the producer's.
@@ -516,6 +528,7 @@ ReadResult Partition::read(std::int64_t offset, const ReadOptions& options) cons
                     aborted.push_back({txn.producer_id, txn.first_offset});
         }
     } catch (const storage::StorageError& e) {
+        log_->io_failed(e);
         logging::error("read of {} at {} failed: {}", tp_.to_string(), offset, e.what());
         result.error = ErrorCode::kafka_storage_error;
     }
@@ -534,6 +547,7 @@ DeleteRecordsResult Partition::delete_records_before(std::int64_t offset) {
         if (auto error = log_->delete_records_before(target); error != ErrorCode::none) return {error};
         producer_state_.on_high_watermark(log_->log_start_offset());
     } catch (const storage::StorageError& e) {
+        log_->io_failed(e);
         logging::error("deleting records of {} below {} failed: {}", tp_.to_string(), target, e.what());
         return {ErrorCode::kafka_storage_error};
     }

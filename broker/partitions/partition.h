@@ -189,6 +189,8 @@ public:
     void stop(ErrorCode reason);
     [[nodiscard]] bool is_leader() const { return is_leader_; }
     [[nodiscard]] bool stopped() const { return stopped_; }
+    // Its log dir's disk failed (see storage::LogDirHealth).
+    [[nodiscard]] bool offline() const;
     [[nodiscard]] std::int32_t leader() const { return leader_; }
     [[nodiscard]] std::int32_t leader_epoch() const { return leader_epoch_; }
     [[nodiscard]] const std::vector<std::int32_t>& replicas() const { return replicas_; }

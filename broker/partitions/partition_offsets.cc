@@ -49,7 +49,8 @@ OffsetForTimestamp Partition::fetch_offset_for_timestamp(std::int64_t timestamp,
                 found = from_storage(log_->offset_for_timestamp(timestamp));
                 break;
         }
-    } catch (const storage::StorageError&) {
+    } catch (const storage::StorageError& e) {
+        log_->io_failed(e);
         return {ErrorCode::kafka_storage_error, std::nullopt};
     }
     if (found && timestamp != kLatestTimestamp && timestamp != kEarliestTimestamp &&
@@ -91,7 +92,8 @@ LegacyOffsets Partition::legacy_offsets_for_timestamp(std::int64_t timestamp, st
                 start -= 1;  // the log end entry stands for "now"
             }
         }
-    } catch (const storage::StorageError&) {
+    } catch (const storage::StorageError& e) {
+        log_->io_failed(e);
         return {ErrorCode::kafka_storage_error, {}};
     }
     const auto count = std::min<std::int64_t>(max_num, start + 1);

@@ -79,13 +79,16 @@ void Partition::take_producer_snapshot(std::int64_t offset) {
         auto snapshots = storage::list_producer_snapshots(log_->dir());
         for (std::size_t i = 0; i + kSnapshotsKept < snapshots.size(); ++i)
             storage::delete_producer_snapshot(log_->dir(), snapshots[i]);
+    } catch (const storage::StorageError& e) {
+        log_->io_failed(e);
+        logging::error("{}: writing the producer state snapshot at {} failed: {}", tp_.to_string(), offset, e.what());
     } catch (const std::exception& e) {
         logging::error("{}: writing the producer state snapshot at {} failed: {}", tp_.to_string(), offset, e.what());
     }
 }
 
 void Partition::write_producer_snapshot() {
-    if (!log_->is_open()) return;
+    if (!log_->is_open() || log_->offline()) return;
     take_producer_snapshot(log_->log_end_offset());
 }
 

@@ -200,14 +200,20 @@ storage::OffsetCheckpoint& ReplicaManager::restored_high_watermarks(const std::f
 void ReplicaManager::checkpoint_high_watermarks() {
     std::map<std::filesystem::path, storage::OffsetCheckpoint> by_dir;
     for (const auto& [tp, partition] : partitions_)
-        if (!partition->stopped()) by_dir[partition->dir().parent_path()][tp] = partition->high_watermark();
+        if (!partition->stopped() && !partition->offline())
+            by_dir[partition->dir().parent_path()][tp] = partition->high_watermark();
     for (auto& [dir, restored] : restored_high_watermarks_) {
         std::erase_if(restored, [&](const auto& entry) { return !logs_.get(entry.first); });
         for (const auto& [tp, offset] : restored) by_dir[dir].emplace(tp, offset);
     }
+    const auto offline = logs_.offline_dirs();
     for (const auto& [dir, offsets] : by_dir) {
+        if (std::ranges::any_of(offline, [&](const auto& o) { return o.first == dir; })) continue;
         try {
             storage::write_checkpoint_file(dir / storage::kHighWatermarkCheckpointFile, offsets);
+        } catch (const storage::StorageError& e) {
+            logs_.io_failed(dir, e);
+            logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
         } catch (const std::exception& e) {
             logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
         }

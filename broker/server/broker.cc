@@ -42,6 +42,7 @@ Broker::~Broker() = default;
 void Broker::start() {
     auto t0 = std::chrono::steady_clock::now();
     core_ = std::make_unique<BrokerCore>(config_, io_.get_executor());
+    core_->on_log_dir_offline([this] { log_dir_offline(); });
     groups_ = group_factory_(core_->context());
     core_->context().group_service = groups_.get();
     if (transaction_factory_) {
@@ -285,6 +286,15 @@ void Broker::finish_stop() {
     });
 }
 
+void Broker::log_dir_offline() {
+    metrics_.set_offline_log_dirs(core_->logs().offline_dirs().size());
+    if (!core_->logs().all_dirs_offline() || stopped_) return;
+    // As Kafka's broker halts when its last log dir fails.
+    logging::error("every log dir is offline: shutting down");
+    exit_code_ = 1;
+    stop();
+}
+
 int Broker::run() {
     start();
     asio::signal_set signals(io_, SIGINT, SIGTERM);
@@ -301,8 +311,8 @@ int Broker::run() {
     groups_.reset();
     controller_.reset();
     if (core_) core_->shutdown();
-    logging::info("stopped cleanly");
-    return 0;
+    if (exit_code_ == 0) logging::info("stopped cleanly");
+    return exit_code_;
 }
 
 }  // namespace weir::server

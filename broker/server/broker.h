@@ -62,6 +62,8 @@ private:
     void start_admin(const config::AdminListener& where);
     boost::asio::awaitable<void> hand_over_leadership(metadata::ZkMetadataStore& zk);
     void finish_stop();
+    // After a log dir went offline: the metric, and a stop once none is left.
+    void log_dir_offline();
     // Takes the Kafka listeners down or up as broker_down faults say.
     void apply_broker_down();
     void schedule_periodic();
@@ -105,6 +107,7 @@ private:
     std::chrono::steady_clock::time_point last_producer_expiration_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_high_watermark_checkpoint_ = std::chrono::steady_clock::now();
     bool stopped_ = false;
+    int exit_code_ = 0;
 };
 
 }  // namespace weir::server

@@ -70,6 +70,9 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
     log_options.log_dirs = config_.log_dirs;
     log_options.config_for_topic = config_for_topic;
     log_options.cleaner = cleaner_options(config_);
+    log_options.on_dir_offline = [this](const std::filesystem::path&, const std::string&) {
+        if (on_log_dir_offline_) boost::asio::post(executor_, on_log_dir_offline_);
+    };
     logs_ = std::make_unique<storage::LogManager>(std::move(log_options));
     partitions_ = std::make_unique<partitions::ReplicaManager>(executor, *logs_, config_for_topic, config_.broker_id);
     if (!config_.single_node()) {

@@ -5,6 +5,7 @@
 // test fixtures build this same one, so what a test runs is wired as in
 // production.
 #include <boost/asio/any_io_executor.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -40,6 +41,9 @@ public:
     // Periodic maintenance: flushes, retention, checkpoints, the log cleaner.
     [[nodiscard]] storage::LogManager& logs() { return *logs_; }
 
+    // Called after a log dir went offline (see storage::LogDirHealth).
+    void on_log_dir_offline(std::function<void()> listener) { on_log_dir_offline_ = std::move(listener); }
+
     // Stops following metadata, releases the partitions and closes the logs.
     // Idempotent; nothing may use the core afterwards but its destructor.
     void shutdown();
@@ -58,6 +62,7 @@ private:
     boost::asio::any_io_executor executor_;
     std::unique_ptr<handlers::BrokerContext> context_;
     std::optional<metadata::MetadataStore::ListenerId> listener_;
+    std::function<void()> on_log_dir_offline_;
 };
 
 }  // namespace weir::server

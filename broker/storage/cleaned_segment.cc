@@ -106,12 +106,12 @@ void CleanedSegment::rename_all(std::string_view from, std::string_view to) {
     if (txn_index_) {
         std::error_code ec;
         std::filesystem::rename(path(kTxnIndexSuffix, from), path(kTxnIndexSuffix, to), ec);
-        if (ec) throw StorageError("rename " + path(kTxnIndexSuffix, from).string() + ": " + ec.message());
+        if (ec) throw StorageError("rename " + path(kTxnIndexSuffix, from).string() + ": " + ec.message(), ec.value());
     }
     for (auto suffix : {kIndexSuffix, kTimeIndexSuffix, kLogSuffix}) {
         std::error_code ec;
         std::filesystem::rename(path(suffix, from), path(suffix, to), ec);
-        if (ec) throw StorageError("rename " + path(suffix, from).string() + ": " + ec.message());
+        if (ec) throw StorageError("rename " + path(suffix, from).string() + ": " + ec.message(), ec.value());
     }
 }
 

@@ -12,7 +12,9 @@
 
 namespace weir::storage {
 
-void throw_errno(const std::string& what, int err) { throw StorageError(what + ": " + std::strerror(err)); }
+void throw_errno(const std::string& what, int err) { throw StorageError(what + ": " + std::strerror(err), err); }
+
+bool StorageError::out_of_space() const { return error_number_ == ENOSPC || error_number_ == EDQUOT; }
 
 File File::open(const std::filesystem::path& path, bool create) {
     int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
@@ -105,7 +107,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
-    if (ec) throw StorageError("rename " + tmp.string() + ": " + ec.message());
+    if (ec) throw StorageError("rename " + tmp.string() + ": " + ec.message(), ec.value());
     sync_dir(path.parent_path());
 }
 

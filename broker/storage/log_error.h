@@ -12,7 +12,16 @@ namespace weir::storage {
 
 class StorageError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit StorageError(const std::string& what, int error_number = 0)
+        : std::runtime_error(what), error_number_(error_number) {}
+    // The errno behind it, 0 if none.
+    [[nodiscard]] int error_number() const { return error_number_; }
+    // A full file system or quota: space can be freed (by retention or by
+    // deleting topics), so the log dir stays online.
+    [[nodiscard]] bool out_of_space() const;
+
+private:
+    int error_number_;
 };
 
 // Damage found in a segment while reading it (a batch length that runs off the

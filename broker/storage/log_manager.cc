@@ -2,6 +2,7 @@
 
 #include <sys/file.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <random>
 
@@ -41,6 +42,14 @@ LogManager::LogManager(LogManagerOptions options)
         dir.path = path;
         dir.lock = File::open(path / ".lock", true);
         if (::flock(dir.lock.fd(), LOCK_EX | LOCK_NB) != 0) throw_errno("lock log dir " + path.string(), errno);
+        dir.health = std::make_shared<LogDirHealth>(
+            path, [listener = options.on_dir_offline](const std::filesystem::path& failed, const std::string& reason) {
+                logging::error(
+                    "log dir {} is offline after a failure of its disk ({}); its partitions answer "
+                    "KAFKA_STORAGE_ERROR until the broker restarts",
+                    failed.string(), reason);
+                if (listener) listener(failed, reason);
+            });
         dirs_.push_back(std::move(dir));
     }
     for (std::size_t i = 0; i < dirs_.size(); ++i) load_dir(i);
@@ -65,6 +74,7 @@ VisibleOffsets LogManager::visible_offsets(const TopicPartition& tp, const Parti
 
 void LogManager::attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir) {
     log->set_checkpoint_hook([this, dir] { write_checkpoints(dir); });
+    log->set_dir_health(dirs_[dir].health);
     logs_[tp] = Entry{std::move(log), dir};
 }
 
@@ -123,18 +133,68 @@ std::shared_ptr<PartitionLog> LogManager::get(const TopicPartition& tp) const {
 std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp, const LogConfig& config) {
     if (auto existing = get(tp)) return existing;
     if (shut_down_) throw StorageError("log manager is shut down");
-    std::vector<std::size_t> counts(dirs_.size(), 0);
-    for (const auto& [key, entry] : logs_) ++counts[entry.dir];
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < counts.size(); ++i)
-        if (counts[i] < counts[best]) best = i;
+    auto chosen = online_dir_with_fewest_partitions();
+    if (!chosen) throw StorageError("every log dir is offline");
+    const auto best = *chosen;
     auto path = dirs_[best].path / partition_dir_name(tp);
     LoadOptions load;
     load.clock = clock_;
-    auto log = std::make_shared<PartitionLog>(path, tp, config, load);
-    sync_dir(dirs_[best].path);
-    attach(tp, log, best);
-    return log;
+    try {
+        auto log = std::make_shared<PartitionLog>(path, tp, config, load);
+        sync_dir(dirs_[best].path);
+        attach(tp, log, best);
+        return log;
+    } catch (const StorageError& e) {
+        dirs_[best].health->failed(e);
+        throw;
+    }
+}
+
+std::optional<std::size_t> LogManager::online_dir_with_fewest_partitions() const {
+    std::vector<std::size_t> counts(dirs_.size(), 0);
+    for (const auto& [key, entry] : logs_) ++counts[entry.dir];
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        if (!dirs_[i].health->offline() && (!best || counts[i] < counts[*best])) best = i;
+    return best;
+}
+
+std::vector<std::pair<std::filesystem::path, std::string>> LogManager::offline_dirs() const {
+    std::vector<std::pair<std::filesystem::path, std::string>> out;
+    for (const auto& dir : dirs_)
+        if (dir.health->offline()) out.emplace_back(dir.path, dir.health->reason());
+    return out;
+}
+
+bool LogManager::all_dirs_offline() const {
+    return std::ranges::all_of(dirs_, [](const Dir& dir) { return dir.health->offline(); });
+}
+
+void LogManager::io_failed(const std::filesystem::path& dir, const StorageError& error) {
+    for (auto& d : dirs_)
+        if (d.path == dir) d.health->failed(error);
+}
+
+template <typename Work>
+bool LogManager::maintain(std::size_t dir, std::string_view what, Work work) {
+    auto& d = dirs_[dir];
+    if (d.health->offline()) return false;
+    try {
+        work();
+        return true;
+    } catch (const StorageError& e) {
+        if (d.health->failed(e)) return false;  // said once, by the dir going offline
+        const auto now = std::chrono::steady_clock::now();
+        if (now - d.last_failure_logged < std::chrono::minutes(1)) {
+            ++d.failures_not_logged;
+            return false;
+        }
+        logging::error("{} in {} failed: {} ({} more failures in the last minute)", what, d.path.string(), e.what(),
+                       d.failures_not_logged);
+        d.last_failure_logged = now;
+        d.failures_not_logged = 0;
+        return false;
+    }
 }
 
 bool LogManager::remove(const TopicPartition& tp) {
@@ -145,6 +205,12 @@ bool LogManager::remove(const TopicPartition& tp) {
     cleaner_.forget(tp);
     entry.log->set_checkpoint_hook({});
     entry.log->release();
+    if (dirs_[entry.dir].health->offline()) {
+        // Its disk failed: forget it; whatever is left there is not served again.
+        std::error_code ignored;
+        std::filesystem::remove_all(entry.log->dir(), ignored);
+        return true;
+    }
     auto deleted =
         dirs_[entry.dir].path / (partition_dir_name(tp) + "." + random_hex32() + std::string(kDeleteDirSuffix));
     std::filesystem::rename(entry.log->dir(), deleted);
@@ -180,15 +246,18 @@ void LogManager::set_topic_config(const std::string& topic, const LogConfig& con
 std::size_t LogManager::enforce_retention() {
     std::size_t deleted = 0;
     for (auto& [tp, entry] : logs_)
-        deleted += entry.log->enforce_retention(visible_offsets(tp, *entry.log).high_watermark);
+        maintain(entry.dir, "retention of " + tp.to_string(),
+                 [&] { deleted += entry.log->enforce_retention(visible_offsets(tp, *entry.log).high_watermark); });
     return deleted;
 }
 
 void LogManager::flush_due() {
-    for (auto& [tp, entry] : logs_) entry.log->flush_if_due();
+    for (auto& [tp, entry] : logs_)
+        maintain(entry.dir, "flushing " + tp.to_string(), [&] { entry.log->flush_if_due(); });
 }
 
 void LogManager::write_checkpoints(std::size_t dir) {
+    if (dirs_[dir].health->offline()) return;
     OffsetCheckpoint recovery_points, log_starts;
     for (const auto& [tp, entry] : logs_) {
         if (entry.dir != dir) continue;
@@ -215,7 +284,7 @@ bool LogManager::clean_step() {
     if (!cleaner_.busy()) {
         std::vector<std::shared_ptr<PartitionLog>> compacted;
         for (const auto& [tp, entry] : logs_)
-            if (entry.log->config().cleanup_compact) compacted.push_back(entry.log);
+            if (entry.log->config().cleanup_compact && !entry.log->offline()) compacted.push_back(entry.log);
         auto last_stable_offset = [this](const PartitionLog& log) {
             return visible_offsets(log.topic_partition(), log).last_stable_offset;
         };
@@ -228,23 +297,36 @@ bool LogManager::clean_step() {
 }
 
 void LogManager::checkpoint() {
-    for (std::size_t i = 0; i < dirs_.size(); ++i) write_checkpoints(i);
+    for (std::size_t i = 0; i < dirs_.size(); ++i) maintain(i, "writing checkpoints", [&] { write_checkpoints(i); });
 }
 
 void LogManager::shutdown() {
     if (shut_down_) return;
     cleaner_.abort_all();
+    std::vector<bool> flushed(dirs_.size(), true);
     for (auto& [tp, entry] : logs_) {
         entry.log->set_checkpoint_hook({});
-        if (entry.log->is_open()) {
-            entry.log->flush();
-            entry.log->close();
+        if (entry.log->offline()) {
+            entry.log->release();
+        } else if (entry.log->is_open()) {
+            const bool ok = maintain(entry.dir, "flushing " + tp.to_string() + " at shutdown", [&] {
+                entry.log->flush();
+                entry.log->close();
+            });
+            if (!ok) {
+                entry.log->release();
+                flushed[entry.dir] = false;
+            }
         }
     }
-    for (std::size_t i = 0; i < dirs_.size(); ++i) {
-        write_checkpoints(i);
-        write_file_atomically(dirs_[i].path / kCleanShutdownFile, "");
-    }
+    // A dir that failed or could not flush gets no clean-shutdown marker: its
+    // logs are recovered at the next start.
+    for (std::size_t i = 0; i < dirs_.size(); ++i)
+        if (flushed[i])
+            maintain(i, "writing the clean-shutdown marker", [&] {
+                write_checkpoints(i);
+                write_file_atomically(dirs_[i].path / kCleanShutdownFile, "");
+            });
     shut_down_ = true;
 }
 

@@ -3,6 +3,7 @@
 // partitions at startup, places new ones on the dir with the fewest
 // partitions, deletes partitions Kafka's way (rename to `-delete`, remove),
 // keeps the per-dir checkpoint files and the clean-shutdown marker.
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -10,12 +11,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "broker/storage/checkpoint_file.h"
 #include "broker/storage/file.h"
 #include "broker/storage/log_cleaner_manager.h"
 #include "broker/storage/log_config.h"
+#include "broker/storage/log_dir_health.h"
 #include "broker/storage/log_names.h"
 #include "broker/storage/partition_log.h"
 
@@ -37,6 +41,8 @@ struct LogManagerOptions {
     std::function<LogConfig(const std::string& topic)> config_for_topic;
     Clock clock = system_clock_ms();
     CleanerOptions cleaner;
+    // Called once when a log dir goes offline (see LogDirHealth).
+    LogDirHealth::OfflineListener on_dir_offline;
 };
 
 class LogManager {
@@ -60,6 +66,11 @@ public:
     [[nodiscard]] std::vector<std::filesystem::path> log_dirs() const;
     // The log dir holding `tp`, or empty.
     [[nodiscard]] std::filesystem::path dir_of(const TopicPartition& tp) const;
+    // Log dirs taken offline after a failure of their disk, and why.
+    [[nodiscard]] std::vector<std::pair<std::filesystem::path, std::string>> offline_dirs() const;
+    [[nodiscard]] bool all_dirs_offline() const;
+    // Reports an I/O failure met in log dir `dir` outside of any one log.
+    void io_failed(const std::filesystem::path& dir, const StorageError& error);
     // Whether log dir `i` had the clean-shutdown marker at startup.
     [[nodiscard]] bool dir_was_clean(std::size_t i) const { return dirs_.at(i).clean_at_start; }
 
@@ -91,7 +102,12 @@ private:
     struct Dir {
         std::filesystem::path path;
         File lock;
+        std::shared_ptr<LogDirHealth> health;
         bool clean_at_start = false;
+        // Maintenance failures that leave the dir online (a full disk) are
+        // logged once a minute.
+        std::chrono::steady_clock::time_point last_failure_logged{};
+        std::size_t failures_not_logged = 0;
         // What the checkpoint files hold: rewriting (and fsyncing) them
         // unchanged every second stalled requests behind ext4 journal commits.
         std::optional<std::pair<OffsetCheckpoint, OffsetCheckpoint>> written;
@@ -105,6 +121,11 @@ private:
 
     void load_dir(std::size_t i);
     void write_checkpoints(std::size_t dir);
+    // Runs `work` for log dir `dir` unless it is offline; a StorageError is
+    // reported to the dir and logged (rate-limited), not thrown. True if the work ran through.
+    template <typename Work>
+    bool maintain(std::size_t dir, std::string_view what, Work work);
+    [[nodiscard]] std::optional<std::size_t> online_dir_with_fewest_partitions() const;
     void attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir);
     [[nodiscard]] LogConfig config_for(const std::string& topic) const;
     [[nodiscard]] VisibleOffsets visible_offsets(const TopicPartition& tp, const PartitionLog& log) const;

@@ -12,12 +12,14 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "broker/storage/cleaned_segment.h"
 #include "broker/storage/log_config.h"
+#include "broker/storage/log_dir_health.h"
 #include "broker/storage/log_error.h"
 #include "broker/storage/log_names.h"
 #include "broker/storage/segment.h"
@@ -166,6 +168,16 @@ public:
     // state snapshot there, as Kafka does at every roll.
     void set_roll_hook(std::function<void(std::int64_t base)> hook) { roll_hook_ = std::move(hook); }
 
+    // The health of the log dir holding it, shared by the dir's logs (unset:
+    // always online). An offline log is left alone: its owner answers
+    // KAFKA_STORAGE_ERROR instead of calling it.
+    void set_dir_health(std::shared_ptr<LogDirHealth> health) { dir_health_ = std::move(health); }
+    [[nodiscard]] bool offline() const { return dir_health_ && dir_health_->offline(); }
+    // Reports an I/O failure met on this log to its dir.
+    void io_failed(const StorageError& error) {
+        if (dir_health_) dir_health_->failed(error);
+    }
+
 private:
     enum class State { open, closed, deleted };
 
@@ -200,6 +212,7 @@ private:
     State state_ = State::open;
     bool opened_clean_ = false;
     std::function<void()> checkpoint_hook_;
+    std::shared_ptr<LogDirHealth> dir_health_;
     std::function<void(std::int64_t)> roll_hook_;
     std::uint64_t segments_generation_ = 0;
     mutable std::chrono::steady_clock::time_point last_corruption_log_{};

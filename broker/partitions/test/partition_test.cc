@@ -232,5 +232,32 @@ TEST_F(PartitionTest, AParkedFetchSeesTheEpochMove) {
     EXPECT_TRUE(drained(io));
 }
 
+// Kafka's HostedPartition.Offline: once an append meets a failed disk (here
+// its dir is gone, so the segment rolled to cannot be created), the partition
+// answers KAFKA_STORAGE_ERROR to everything, without touching the log again.
+TEST_F(PartitionTest, APartitionWhoseDiskFailedAnswersStorageErrors) {
+    storage::test::TempDir dir;
+    test::LocalReplicas failing(
+        io.get_executor(), std::vector{dir.path()}, [](const std::string&) { return storage::test::small_segments(); },
+        kLocal);
+    auto p = failing.replicas().apply(tp, single_node_leader(kLocal));
+    append(*p, 3);
+    std::filesystem::remove_all(dir.path());
+    ErrorCode error = ErrorCode::none;
+    for (int i = 0; i < 20 && error == ErrorCode::none; ++i) {  // until a roll needs a new file
+        auto batch = storage::test::make_batch(20);
+        error = p->append(batch).error;
+    }
+    EXPECT_EQ(error, ErrorCode::kafka_storage_error);
+    EXPECT_TRUE(p->offline());
+    auto batch = storage::test::make_batch(1);
+    EXPECT_EQ(p->append(batch).error, ErrorCode::kafka_storage_error);
+    EXPECT_EQ(p->read(0).error, ErrorCode::kafka_storage_error);
+    EXPECT_EQ(
+        p->fetch_offset_for_timestamp(kEarliestTimestamp, FetchIsolation::high_watermark, kNoLeaderEpoch, true).error,
+        ErrorCode::kafka_storage_error);
+    EXPECT_EQ(p->append_as_follower(batch).error, ErrorCode::kafka_storage_error);
+}
+
 }  // namespace
 }  // namespace weir::partitions

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include "broker/storage/checkpoint_file.h"
 #include "broker/storage/test/storage_test_util.h"
 
@@ -226,6 +228,75 @@ TEST_F(Manager, CheckpointsAreRewrittenOnlyWhenTheyChange) {
     EXPECT_EQ(read_checkpoint_file(file, &ok).at({"t", 0}), log->log_end_offset());
     EXPECT_TRUE(ok);
     manager->shutdown();
+}
+
+// Kafka's LogDirFailureChannel: a dir whose disk fails (here: the dir is gone
+// from under the broker) goes offline for good; the other dirs carry on.
+TEST_F(Manager, ADirWhoseDiskFailsGoesOfflineAndTheOthersCarryOn) {
+    std::vector<std::string> offline;
+    LogManagerOptions o;
+    o.log_dirs = {dirs[0], dirs[1]};
+    o.config_for_topic = [](const std::string&) { return test::small_segments(); };
+    o.on_dir_offline = [&](const std::filesystem::path& dir, const std::string&) { offline.push_back(dir.string()); };
+    LogManager manager(o);
+    auto a = manager.get_or_create({"a", 0}, test::small_segments());
+    auto b = manager.get_or_create({"b", 0}, test::small_segments());
+    ASSERT_EQ(manager.dir_of({"b", 0}), dirs[1]);
+    test::append_batches(*a, 2);
+    test::append_batches(*b, 2);
+
+    std::filesystem::remove_all(dirs[1]);
+    a->flush();
+    b->flush();  // the recovery points move: the checkpoints are rewritten
+    manager.checkpoint();
+
+    EXPECT_EQ(offline, std::vector<std::string>{dirs[1].string()});
+    ASSERT_EQ(manager.offline_dirs().size(), 1u);
+    EXPECT_NE(manager.offline_dirs()[0].second.find("No such file"), std::string::npos);
+    EXPECT_TRUE(b->offline());
+    EXPECT_FALSE(a->offline());
+    EXPECT_FALSE(manager.all_dirs_offline());
+    EXPECT_EQ(read_checkpoint_file(dirs[0] / kRecoveryPointCheckpointFile).at({"a", 0}), a->log_end_offset());
+    // Nothing more is tried there, and new partitions go to the dir that works.
+    manager.checkpoint();
+    manager.flush_due();
+    manager.enforce_retention();
+    EXPECT_EQ(offline.size(), 1u);
+    manager.get_or_create({"c", 0}, test::small_segments());
+    EXPECT_EQ(manager.dir_of({"c", 0}), dirs[0]);
+    EXPECT_TRUE(manager.remove({"b", 0}));
+
+    manager.shutdown();
+    EXPECT_TRUE(std::filesystem::exists(dirs[0] / ".kafka_cleanshutdown"));
+    EXPECT_FALSE(std::filesystem::exists(dirs[1]));
+}
+
+TEST_F(Manager, AFullDiskOrALogicErrorLeavesTheDirOnline) {
+    std::vector<std::string> offline;
+    LogDirHealth health(dirs[0],
+                        [&](const std::filesystem::path& dir, const std::string&) { offline.push_back(dir.string()); });
+    EXPECT_FALSE(health.failed(StorageError("write: No space left on device", ENOSPC)));
+    EXPECT_FALSE(health.failed(StorageError("write: Disk quota exceeded", EDQUOT)));
+    EXPECT_FALSE(health.failed(StorageError("time index full")));
+    EXPECT_FALSE(health.offline());
+    EXPECT_TRUE(health.failed(StorageError("write: Input/output error", EIO)));
+    EXPECT_TRUE(health.failed(StorageError("write: Read-only file system", EROFS)));
+    EXPECT_EQ(offline.size(), 1u);
+    EXPECT_EQ(health.reason(), "write: Input/output error");
+}
+
+TEST_F(Manager, EveryDirOfflineRefusesNewPartitions) {
+    LogManagerOptions o;
+    o.log_dirs = {dirs[0]};
+    LogManager manager(o);
+    auto a = manager.get_or_create({"a", 0}, LogConfig{});
+    test::append_batches(*a, 1);
+    std::filesystem::remove_all(dirs[0]);
+    a->flush();
+    manager.checkpoint();
+    EXPECT_TRUE(manager.all_dirs_offline());
+    EXPECT_THROW(manager.get_or_create({"b", 0}, LogConfig{}), StorageError);
+    manager.shutdown();  // nothing to flush or mark: no throw
 }
 
 }  // namespace
