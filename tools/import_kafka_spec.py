@@ -28,7 +28,7 @@ WEIR_APIS = [
     "DescribeAcls", "CreateAcls", "DeleteAcls", "DescribeConfigs", "AlterConfigs",
     "SaslAuthenticate", "CreatePartitions", "DeleteGroups", "IncrementalAlterConfigs",
     "OffsetDelete", "DescribeCluster", "DescribeProducers", "ConsumerGroupHeartbeat",
-    "WriteTxnMarkers", "DescribeTransactions", "ListTransactions",
+    "WriteTxnMarkers", "DescribeTransactions", "ListTransactions", "DescribeLogDirs",
 ]
 WEIR_DATA = {"consumer_protocol": ["ConsumerProtocolSubscription", "ConsumerProtocolAssignment"]}
 

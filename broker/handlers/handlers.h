@@ -22,6 +22,7 @@
 #include "messages/describe_acls.h"
 #include "messages/describe_cluster.h"
 #include "messages/describe_configs.h"
+#include "messages/describe_log_dirs.h"
 #include "messages/describe_producers.h"
 #include "messages/describe_transactions.h"
 #include "messages/end_txn.h"
@@ -61,6 +62,8 @@ Task<msg::OffsetForLeaderEpochResponse> handle(BrokerContext&, const RequestCont
 // The producer family (producers.cc).
 Task<msg::InitProducerIdResponse> handle(BrokerContext&, const RequestContext&, msg::InitProducerIdRequest);
 Task<msg::DescribeProducersResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeProducersRequest);
+// The log dirs of this broker (log_dirs.cc).
+Task<msg::DescribeLogDirsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeLogDirsRequest);
 // Transaction markers on this broker's partitions (txn_markers.cc).
 Task<msg::WriteTxnMarkersResponse> handle(BrokerContext&, const RequestContext&, msg::WriteTxnMarkersRequest);
 Task<msg::DescribeAclsResponse> handle(BrokerContext&, const RequestContext&, msg::DescribeAclsRequest);

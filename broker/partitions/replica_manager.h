@@ -84,6 +84,8 @@ public:
 
     // A hosted partition, or nullptr.
     [[nodiscard]] std::shared_ptr<Partition> get(const TopicPartition& tp) const;
+    // The logs underneath (DescribeLogDirs reads their dirs and sizes).
+    [[nodiscard]] const storage::LogManager& logs() const { return logs_; }
 
     // ---- metadata (Kafka's becomeLeaderOrFollower / stopReplicas) ----
     // A partition whose replicas include this broker is created (its log

@@ -46,7 +46,10 @@ protected:
     // Tests adjust config_ first, then call start() (or let call() do it).
     void start() {
         if (context_) return;
-        config_.log_dirs = {dir_.path()};
+        if (log_dirs_.empty())
+            config_.log_dirs = {dir_.path()};
+        else
+            config_.log_dirs = log_dirs_;
         config_.listeners = {{"PLAINTEXT", config::SecurityProtocol::plaintext, "127.0.0.1", 9092},
                              {"INTERNAL", config::SecurityProtocol::plaintext, "127.0.0.1", 9093}};
         config_.advertised_listeners = {{"PLAINTEXT", config::SecurityProtocol::plaintext, "broker.example", 19092},
@@ -135,6 +138,8 @@ protected:
 
     config::BrokerConfig config_;
     TempDir dir_{"weir-handlers"};
+    // Log dirs other than dir_ itself, set before start().
+    std::vector<std::filesystem::path> log_dirs_;
     boost::asio::io_context io_{1};
     std::unique_ptr<server::BrokerCore> core_;
     metadata::MetadataStore* store_ = nullptr;
