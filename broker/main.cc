@@ -15,6 +15,7 @@
 #include "cli/configs/configs_cli.h"
 #include "cli/dumplog/dump_log_cli.h"
 #include "cli/groups/groups_cli.h"
+#include "cli/logdirs/log_dirs_cli.h"
 #include "cli/topics/topics_cli.h"
 #include "cli/transactions/transactions_cli.h"
 #include "coordinator/controller/zk_controller.h"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
             if (cl.subcommand == "dump-log") return cli::dumplog::dump_log_main(cl.args);
             if (cl.subcommand == "configs") return cli::configs::configs_main(cl.args);
             if (cl.subcommand == "transactions") return cli::transactions::transactions_main(cl.args);
+            if (cl.subcommand == "log-dirs") return cli::logdirs::log_dirs_main(cl.args);
             std::cerr << "weir: unknown command '" << cl.subcommand << "'\n\n" << config::usage_text();
             return 2;
         case config::CommandLine::Command::serve:

@@ -115,10 +115,12 @@ std::string usage_text() {
            "  topics --bootstrap-server H:P --list|--describe|...    Administer topics (kafka-topics.sh)\n"
            "  configs --bootstrap-server H:P --topic T --alter|...   Topic configs (kafka-configs.sh)\n"
            "  transactions --bootstrap-server H:P list|describe|...  Transactions (kafka-transactions.sh)\n"
+           "  log-dirs --describe --bootstrap-server H:P [...]      Log dirs and partition sizes (kafka-log-dirs.sh)\n"
            "  dump-log [--verify] [--print-data-log] FILE...         Print and check segments, indexes, snapshots\n\n"
         << global_options()
         << "\nRun 'weir serve --help' for the broker's settings, 'weir groups --help', 'weir topics --help', "
-           "'weir configs --help', 'weir transactions --help' or 'weir dump-log --help' for the tools.\n";
+           "'weir configs --help', 'weir transactions --help', 'weir log-dirs --help' or 'weir dump-log --help' for "
+           "the tools.\n";
     return out.str();
 }
 

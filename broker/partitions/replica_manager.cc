@@ -212,8 +212,8 @@ void ReplicaManager::checkpoint_high_watermarks() {
         try {
             storage::write_checkpoint_file(dir / storage::kHighWatermarkCheckpointFile, offsets);
         } catch (const storage::StorageError& e) {
-            logs_.io_failed(dir, e);
-            logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
+            if (!logs_.io_failed(dir, e))  // else said once, by the dir going offline
+                logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
         } catch (const std::exception& e) {
             logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
         }

@@ -170,9 +170,10 @@ bool LogManager::all_dirs_offline() const {
     return std::ranges::all_of(dirs_, [](const Dir& dir) { return dir.health->offline(); });
 }
 
-void LogManager::io_failed(const std::filesystem::path& dir, const StorageError& error) {
+bool LogManager::io_failed(const std::filesystem::path& dir, const StorageError& error) {
     for (auto& d : dirs_)
-        if (d.path == dir) d.health->failed(error);
+        if (d.path == dir) return d.health->failed(error);
+    return false;
 }
 
 template <typename Work>

@@ -69,8 +69,8 @@ public:
     // Log dirs taken offline after a failure of their disk, and why.
     [[nodiscard]] std::vector<std::pair<std::filesystem::path, std::string>> offline_dirs() const;
     [[nodiscard]] bool all_dirs_offline() const;
-    // Reports an I/O failure met in log dir `dir` outside of any one log.
-    void io_failed(const std::filesystem::path& dir, const StorageError& error);
+    // Reports an I/O failure met in log dir `dir` outside of any one log; true if the dir is offline now.
+    bool io_failed(const std::filesystem::path& dir, const StorageError& error);
     // Whether log dir `i` had the clean-shutdown marker at startup.
     [[nodiscard]] bool dir_was_clean(std::size_t i) const { return dirs_.at(i).clean_at_start; }
 

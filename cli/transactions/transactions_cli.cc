@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "cli/transactions/transactions_args.h"
-#include "cli/transactions/wire_client.h"
+#include "cli/wireclient/wire_client.h"
 #include "messages/describe_producers.h"
 #include "messages/describe_transactions.h"
 #include "messages/find_coordinator.h"
@@ -16,6 +16,10 @@
 #include "protocol/wire/reader.h"
 
 namespace weir::cli::transactions {
+
+using wireclient::Endpoint;
+using wireclient::parse_bootstrap;
+using wireclient::WireClient;
 
 namespace {
 

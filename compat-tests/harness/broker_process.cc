@@ -268,6 +268,11 @@ int BrokerProcess::restart() {
     return status;
 }
 
+std::optional<int> BrokerProcess::wait_exit(std::chrono::milliseconds timeout) {
+    if (pid_ <= 0) throw std::logic_error("BrokerProcess::wait_exit: not running");
+    return reap(timeout);
+}
+
 bool BrokerProcess::running() {
     if (pid_ <= 0) return false;
     int status = 0;

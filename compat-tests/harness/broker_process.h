@@ -48,6 +48,9 @@ public:
     int restart();
 
     bool running();
+    // Waits (bounded) for the broker to exit by itself; its exit status (as
+    // stop()'s), or nullopt if it is still running.
+    std::optional<int> wait_exit(std::chrono::milliseconds timeout);
     pid_t pid() const { return pid_; }
     std::uint16_t port() const { return port_; }
     // The admin HTTP listener's port (weir.admin.listener), unless overridden.

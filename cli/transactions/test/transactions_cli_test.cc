@@ -7,9 +7,13 @@
 #include <sstream>
 
 #include "cli/transactions/transactions_args.h"
-#include "cli/transactions/wire_client.h"
+#include "cli/wireclient/wire_client.h"
 
 namespace weir::cli::transactions {
+
+using wireclient::Endpoint;
+using wireclient::parse_bootstrap;
+using wireclient::WireClient;
 namespace {
 
 TEST(TransactionsArgs, Commands) {

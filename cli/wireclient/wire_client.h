@@ -2,7 +2,8 @@
 // Blocking Kafka requests for command-line tools, with the broker's own
 // generated codecs and inter-broker connection: one connection per broker,
 // each call bounded by a timeout. For APIs librdkafka 2.0.2 cannot send
-// (DescribeTransactions, ListTransactions, DescribeProducers, WriteTxnMarkers).
+// (DescribeTransactions, ListTransactions, DescribeProducers, WriteTxnMarkers,
+// DescribeLogDirs).
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
@@ -17,7 +18,7 @@
 #include "broker/replication/broker_client.h"
 #include "messages/metadata.h"
 
-namespace weir::cli::transactions {
+namespace weir::cli::wireclient {
 
 struct Endpoint {
     std::string host;
@@ -65,4 +66,4 @@ private:
     std::map<std::int32_t, Endpoint> brokers_;
 };
 
-}  // namespace weir::cli::transactions
+}  // namespace weir::cli::wireclient

@@ -1,4 +1,4 @@
-#include "cli/transactions/wire_client.h"
+#include "cli/wireclient/wire_client.h"
 
 #include <boost/system/system_error.hpp>
 #include <charconv>
@@ -6,7 +6,7 @@
 
 #include "protocol/wire/reader.h"
 
-namespace weir::cli::transactions {
+namespace weir::cli::wireclient {
 
 std::vector<Endpoint> parse_bootstrap(const std::string& servers) {
     std::vector<Endpoint> out;
@@ -75,4 +75,4 @@ std::optional<Endpoint> WireClient::broker(std::int32_t node_id) const {
     return it->second;
 }
 
-}  // namespace weir::cli::transactions
+}  // namespace weir::cli::wireclient
