@@ -83,7 +83,9 @@ asio::awaitable<void> ReplicaFetcher::pause(std::chrono::milliseconds d) {
 
 std::shared_ptr<partitions::Partition> ReplicaFetcher::following(const TopicPartition& tp) {
     auto p = replicas_.get(tp);
-    if (!p || p->stopped() || p->is_leader() || p->leader() != leader_) {
+    // A partition whose log dir failed is fetched no more (Kafka's
+    // ReplicaManager.handleLogDirFailure removes it from the fetchers).
+    if (!p || p->stopped() || p->offline() || p->is_leader() || p->leader() != leader_) {
         partitions_.erase(tp);
         return nullptr;
     }
@@ -292,7 +294,7 @@ ReplicaFetcherManager::~ReplicaFetcherManager() { stop(); }
 void ReplicaFetcherManager::update(const TopicPartition& tp) {
     if (stopped_) return;
     auto p = replicas_.get(tp);
-    if (!p || p->stopped() || p->is_leader() || p->leader() < 0) {
+    if (!p || p->stopped() || p->offline() || p->is_leader() || p->leader() < 0) {
         remove(tp);
         return;
     }
