@@ -52,10 +52,10 @@ Task<msg::DescribeLogDirsResponse> handle(BrokerContext& broker, const RequestCo
         Response::DescribeLogDirsPartition p;
         p.partition_index = tp.partition;
         p.partition_size = static_cast<std::int64_t>(log->size_bytes());
-        // The current log's lag behind the high watermark (a follower's), never below 0.
+        // The current log's lag behind the high watermark (a follower's),
+        // never below 0; -1 for a log no partition hosts (Kafka's getLogEndOffsetLag).
         const auto hosted = broker.partitions.get(tp);
-        const auto high_watermark = hosted ? hosted->high_watermark() : log->log_end_offset();
-        p.offset_lag = std::max<std::int64_t>(high_watermark - log->log_end_offset(), 0);
+        p.offset_lag = hosted ? std::max<std::int64_t>(hosted->high_watermark() - log->log_end_offset(), 0) : -1;
         p.is_future_key = false;
         partitions.push_back(p);
     }

@@ -31,6 +31,10 @@ AppendResult write_to_log(storage::PartitionLog& storage, StorageErrorLog& log, 
         result.last_offset = appended.last_offset;
         result.log_append_time = appended.log_append_time;
         result.log_start_offset = appended.log_start_offset;
+    } catch (const std::filesystem::filesystem_error& e) {
+        storage.io_failed(storage::storage_error(e));
+        result.error = ErrorCode::kafka_storage_error;
+        result.error_message = e.what();
     } catch (const storage::StorageError& e) {
         storage.io_failed(e);
         // A full disk fails every retry of every producer: a line a minute
@@ -104,8 +108,12 @@ Partition::Partition(TopicPartition tp, std::int32_t local_broker_id, std::share
 }
 
 void Partition::save_epochs() {
+    if (log_->offline()) return;
     try {
         storage::write_leader_epoch_checkpoint(log_->dir(), epoch_starts_);
+    } catch (const storage::StorageError& e) {
+        log_->io_failed(e);
+        logging::error("writing the leader epoch checkpoint of {} failed: {}", tp_.to_string(), e.what());
     } catch (const std::exception& e) {
         logging::error("writing the leader epoch checkpoint of {} failed: {}", tp_.to_string(), e.what());
     }
@@ -357,7 +365,14 @@ void Partition::follow_log_start_offset(std::int64_t leader_log_start_offset) {
 
 void Partition::truncate_to(std::int64_t offset) {
     if (stopped_ || log_->offline() || offset >= log_->log_end_offset()) return;
-    log_->truncate_to(offset);
+    try {
+        log_->truncate_to(offset);
+    } catch (const storage::StorageError& e) {
+        // Its dir may be offline now: the fetcher drops the partition.
+        log_->io_failed(e);
+        logging::error("truncating {} to {} failed: {}", tp_.to_string(), offset, e.what());
+        return;
+    }
     const auto before = epoch_starts_.size();
     while (!epoch_starts_.empty() && epoch_starts_.back().second >= offset) epoch_starts_.pop_back();
     if (epoch_starts_.size() != before) save_epochs();

@@ -220,6 +220,11 @@ void ReplicaManager::checkpoint_high_watermarks() {
     }
 }
 
+void ReplicaManager::fail_offline_waiters() {
+    for (const auto& [tp, partition] : partitions_)
+        if (partition->offline()) partition->abort_waiters(ErrorCode::kafka_storage_error);
+}
+
 void ReplicaManager::wake_all() {
     stopping_ = true;
     for (const auto& [tp, partition] : partitions_) partition->abort_waiters(ErrorCode::request_timed_out);

@@ -140,6 +140,9 @@ public:
     // Shutdown: parked fetches wake and return, acks=all waiters fail with
     // REQUEST_TIMED_OUT, and nothing parks any more.
     void wake_all();
+    // acks=all produces and parked fetches of partitions whose log dir failed
+    // end with KAFKA_STORAGE_ERROR (Kafka's DelayedProduce does) instead of timing out.
+    void fail_offline_waiters();
 
     // ---- replication (leaders) ----
     // How a leader asks for a new ISR (the metadata store writes it, fenced

@@ -43,6 +43,8 @@ void Broker::start() {
     auto t0 = std::chrono::steady_clock::now();
     core_ = std::make_unique<BrokerCore>(config_, io_.get_executor());
     core_->on_log_dir_offline([this] { log_dir_offline(); });
+    // A dir that failed while the core hosted its partitions went unheard.
+    if (!core_->logs().offline_dirs().empty()) log_dir_offline();
     groups_ = group_factory_(core_->context());
     core_->context().group_service = groups_.get();
     if (transaction_factory_) {

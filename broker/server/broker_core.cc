@@ -71,7 +71,12 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
     log_options.config_for_topic = config_for_topic;
     log_options.cleaner = cleaner_options(config_);
     log_options.on_dir_offline = [this](const std::filesystem::path&, const std::string&) {
-        if (on_log_dir_offline_) boost::asio::post(executor_, on_log_dir_offline_);
+        // Not from inside the failed call: its caller still holds the partition.
+        boost::asio::post(executor_, [this, alive = std::weak_ptr<bool>(alive_)] {
+            if (alive.expired()) return;  // the core is gone
+            if (partitions_) partitions_->fail_offline_waiters();
+            if (on_log_dir_offline_) on_log_dir_offline_();
+        });
     };
     logs_ = std::make_unique<storage::LogManager>(std::move(log_options));
     partitions_ = std::make_unique<partitions::ReplicaManager>(executor, *logs_, config_for_topic, config_.broker_id);

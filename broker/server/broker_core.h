@@ -63,6 +63,8 @@ private:
     std::unique_ptr<handlers::BrokerContext> context_;
     std::optional<metadata::MetadataStore::ListenerId> listener_;
     std::function<void()> on_log_dir_offline_;
+    // Expires with the core: work it posted does not outlive it.
+    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace weir::server

@@ -3,6 +3,7 @@
 // log) are Kafka error codes (protocol/errors.h), passed up to the wire as
 // they are; I/O failures are StorageError exceptions, which the partition
 // layer maps to KAFKA_STORAGE_ERROR.
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +32,11 @@ class CorruptLogError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// A std::filesystem failure as the StorageError it is (with its errno).
+inline StorageError storage_error(const std::filesystem::filesystem_error& e) {
+    return StorageError(e.what(), e.code().value());
+}
 
 // Throws StorageError with `what` and strerror(err).
 [[noreturn]] void throw_errno(const std::string& what, int err);

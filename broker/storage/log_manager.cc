@@ -36,7 +36,11 @@ LogManager::LogManager(LogManagerOptions options)
       clock_(options.clock ? std::move(options.clock) : system_clock_ms()),
       cleaner_(options.cleaner, clock_) {
     if (options.log_dirs.empty()) throw StorageError("no log dirs configured");
-    for (auto& path : options.log_dirs) {
+    for (auto& configured : options.log_dirs) {
+        // One spelling per dir ("/data/" and "data" name the same dir as
+        // "/data" does), so that a log's parent_path() finds its dir.
+        auto path = std::filesystem::absolute(configured).lexically_normal();
+        if (!path.has_filename()) path = path.parent_path();
         std::filesystem::create_directories(path);
         Dir dir;
         dir.path = path;
@@ -147,6 +151,10 @@ std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp
     } catch (const StorageError& e) {
         dirs_[best].health->failed(e);
         throw;
+    } catch (const std::filesystem::filesystem_error& e) {
+        auto error = storage_error(e);
+        dirs_[best].health->failed(error);
+        throw error;
     }
 }
 
@@ -181,7 +189,11 @@ bool LogManager::maintain(std::size_t dir, std::string_view what, Work work) {
     auto& d = dirs_[dir];
     if (d.health->offline()) return false;
     try {
-        work();
+        try {
+            work();
+        } catch (const std::filesystem::filesystem_error& e) {
+            throw storage_error(e);
+        }
         return true;
     } catch (const StorageError& e) {
         if (d.health->failed(e)) return false;  // said once, by the dir going offline
@@ -292,7 +304,10 @@ bool LogManager::clean_step() {
         if (!cleaner_.start_filthiest(compacted, last_stable_offset)) return false;
     }
     if (auto done = cleaner_.step()) {
-        if (auto it = logs_.find(*done); it != logs_.end()) write_checkpoints(it->second.dir);
+        if (auto it = logs_.find(*done); it != logs_.end()) {
+            const auto dir = it->second.dir;
+            maintain(dir, "writing checkpoints", [&] { write_checkpoints(dir); });
+        }
     }
     return true;
 }

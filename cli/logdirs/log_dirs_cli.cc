@@ -137,11 +137,12 @@ int run_log_dirs(const std::vector<std::string>& args, std::ostream& out, std::o
         } else {
             for (const auto& [id, endpoint] : client.brokers()) ids.push_back(id);
         }
+        for (auto id : ids)
+            if (!client.broker(id)) throw std::runtime_error("broker " + std::to_string(id) + " is not in the cluster");
         out << "Querying brokers for log directories information\n";
         std::vector<BrokerLogDirs> answers;
         for (auto id : ids) {
             auto endpoint = client.broker(id);
-            if (!endpoint) throw std::runtime_error("broker " + std::to_string(id) + " is not in the cluster");
             msg::DescribeLogDirsRequest request;
             request.topics = std::nullopt;  // every partition; --topic-list filters here, as Kafka's tool does
             answers.push_back(

@@ -299,5 +299,14 @@ TEST_F(Manager, EveryDirOfflineRefusesNewPartitions) {
     manager.shutdown();  // nothing to flush or mark: no throw
 }
 
+TEST_F(Manager, LogDirsAreSpelledOneWay) {
+    auto manager = open({dirs[0].string() + "/", dirs[1].string() + "/./"});
+    EXPECT_EQ(manager->log_dirs(), (std::vector<std::filesystem::path>{dirs[0], dirs[1]}));
+    auto log = manager->get_or_create({"t", 0}, LogConfig{});
+    // What the partition layer keys its per-dir files by.
+    EXPECT_EQ(log->dir().parent_path(), manager->dir_of({"t", 0}));
+    manager->shutdown();
+}
+
 }  // namespace
 }  // namespace weir::storage
