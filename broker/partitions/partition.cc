@@ -26,15 +26,11 @@ AppendResult write_to_log(storage::PartitionLog& storage, StorageErrorLog& log, 
     const auto& tp = storage.topic_partition();
     AppendResult result;
     try {
-        auto appended = write();
+        auto appended = storage::with_storage_errors(write);
         result.base_offset = appended.base_offset;
         result.last_offset = appended.last_offset;
         result.log_append_time = appended.log_append_time;
         result.log_start_offset = appended.log_start_offset;
-    } catch (const std::filesystem::filesystem_error& e) {
-        storage.io_failed(storage::storage_error(e));
-        result.error = ErrorCode::kafka_storage_error;
-        result.error_message = e.what();
     } catch (const storage::StorageError& e) {
         storage.io_failed(e);
         // A full disk fails every retry of every producer: a line a minute

@@ -21,7 +21,6 @@ public:
     LogDirHealth(std::filesystem::path dir, OfflineListener on_offline)
         : dir_(std::move(dir)), on_offline_(std::move(on_offline)) {}
 
-    [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
     [[nodiscard]] bool offline() const { return offline_; }
     // Why it went offline (empty while online).
     [[nodiscard]] const std::string& reason() const { return reason_; }
@@ -29,14 +28,11 @@ public:
     // Takes the dir offline if `error` is a failure of the disk; true if it is offline now.
     bool failed(const StorageError& error) {
         if (error.error_number() == 0 || error.out_of_space()) return offline_;
-        take_offline(error.what());
-        return true;
-    }
-    void take_offline(std::string reason) {
-        if (offline_) return;
+        if (offline_) return true;
         offline_ = true;
-        reason_ = std::move(reason);
+        reason_ = error.what();
         if (on_offline_) on_offline_(dir_, reason_);
+        return true;
     }
 
 private:

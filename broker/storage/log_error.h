@@ -33,9 +33,15 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// A std::filesystem failure as the StorageError it is (with its errno).
-inline StorageError storage_error(const std::filesystem::filesystem_error& e) {
-    return StorageError(e.what(), e.code().value());
+// Runs `work`, turning a std::filesystem failure into the StorageError it is
+// (with its errno), so that callers handle one kind of I/O failure.
+template <typename Work>
+decltype(auto) with_storage_errors(Work&& work) {
+    try {
+        return work();
+    } catch (const std::filesystem::filesystem_error& e) {
+        throw StorageError(e.what(), e.code().value());
+    }
 }
 
 // Throws StorageError with `what` and strerror(err).

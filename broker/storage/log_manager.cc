@@ -144,17 +144,15 @@ std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp
     LoadOptions load;
     load.clock = clock_;
     try {
-        auto log = std::make_shared<PartitionLog>(path, tp, config, load);
-        sync_dir(dirs_[best].path);
-        attach(tp, log, best);
-        return log;
+        return with_storage_errors([&] {
+            auto log = std::make_shared<PartitionLog>(path, tp, config, load);
+            sync_dir(dirs_[best].path);
+            attach(tp, log, best);
+            return log;
+        });
     } catch (const StorageError& e) {
         dirs_[best].health->failed(e);
         throw;
-    } catch (const std::filesystem::filesystem_error& e) {
-        auto error = storage_error(e);
-        dirs_[best].health->failed(error);
-        throw error;
     }
 }
 
@@ -185,15 +183,11 @@ bool LogManager::io_failed(const std::filesystem::path& dir, const StorageError&
 }
 
 template <typename Work>
-bool LogManager::maintain(std::size_t dir, std::string_view what, Work work) {
+bool LogManager::maintain(std::size_t dir, std::string_view what, const TopicPartition* tp, Work work) {
     auto& d = dirs_[dir];
     if (d.health->offline()) return false;
     try {
-        try {
-            work();
-        } catch (const std::filesystem::filesystem_error& e) {
-            throw storage_error(e);
-        }
+        with_storage_errors(work);
         return true;
     } catch (const StorageError& e) {
         if (d.health->failed(e)) return false;  // said once, by the dir going offline
@@ -202,8 +196,8 @@ bool LogManager::maintain(std::size_t dir, std::string_view what, Work work) {
             ++d.failures_not_logged;
             return false;
         }
-        logging::error("{} in {} failed: {} ({} more failures in the last minute)", what, d.path.string(), e.what(),
-                       d.failures_not_logged);
+        logging::error("{}{}{} in {} failed: {} ({} more failures in the last minute)", what, tp ? " " : "",
+                       tp ? tp->to_string() : "", d.path.string(), e.what(), d.failures_not_logged);
         d.last_failure_logged = now;
         d.failures_not_logged = 0;
         return false;
@@ -259,14 +253,13 @@ void LogManager::set_topic_config(const std::string& topic, const LogConfig& con
 std::size_t LogManager::enforce_retention() {
     std::size_t deleted = 0;
     for (auto& [tp, entry] : logs_)
-        maintain(entry.dir, "retention of " + tp.to_string(),
+        maintain(entry.dir, "retention of", &tp,
                  [&] { deleted += entry.log->enforce_retention(visible_offsets(tp, *entry.log).high_watermark); });
     return deleted;
 }
 
 void LogManager::flush_due() {
-    for (auto& [tp, entry] : logs_)
-        maintain(entry.dir, "flushing " + tp.to_string(), [&] { entry.log->flush_if_due(); });
+    for (auto& [tp, entry] : logs_) maintain(entry.dir, "flushing", &tp, [&] { entry.log->flush_if_due(); });
 }
 
 void LogManager::write_checkpoints(std::size_t dir) {
@@ -306,14 +299,15 @@ bool LogManager::clean_step() {
     if (auto done = cleaner_.step()) {
         if (auto it = logs_.find(*done); it != logs_.end()) {
             const auto dir = it->second.dir;
-            maintain(dir, "writing checkpoints", [&] { write_checkpoints(dir); });
+            maintain(dir, "writing checkpoints", nullptr, [&] { write_checkpoints(dir); });
         }
     }
     return true;
 }
 
 void LogManager::checkpoint() {
-    for (std::size_t i = 0; i < dirs_.size(); ++i) maintain(i, "writing checkpoints", [&] { write_checkpoints(i); });
+    for (std::size_t i = 0; i < dirs_.size(); ++i)
+        maintain(i, "writing checkpoints", nullptr, [&] { write_checkpoints(i); });
 }
 
 void LogManager::shutdown() {
@@ -325,7 +319,7 @@ void LogManager::shutdown() {
         if (entry.log->offline()) {
             entry.log->release();
         } else if (entry.log->is_open()) {
-            const bool ok = maintain(entry.dir, "flushing " + tp.to_string() + " at shutdown", [&] {
+            const bool ok = maintain(entry.dir, "flushing at shutdown", &tp, [&] {
                 entry.log->flush();
                 entry.log->close();
             });
@@ -339,7 +333,7 @@ void LogManager::shutdown() {
     // logs are recovered at the next start.
     for (std::size_t i = 0; i < dirs_.size(); ++i)
         if (flushed[i])
-            maintain(i, "writing the clean-shutdown marker", [&] {
+            maintain(i, "writing the clean-shutdown marker", nullptr, [&] {
                 write_checkpoints(i);
                 write_file_atomically(dirs_[i].path / kCleanShutdownFile, "");
             });

@@ -122,9 +122,10 @@ private:
     void load_dir(std::size_t i);
     void write_checkpoints(std::size_t dir);
     // Runs `work` for log dir `dir` unless it is offline; a StorageError is
-    // reported to the dir and logged (rate-limited), not thrown. True if the work ran through.
+    // reported to the dir and logged (rate-limited, naming `tp` if given), not
+    // thrown. True if the work ran through.
     template <typename Work>
-    bool maintain(std::size_t dir, std::string_view what, Work work);
+    bool maintain(std::size_t dir, std::string_view what, const TopicPartition* tp, Work work);
     [[nodiscard]] std::optional<std::size_t> online_dir_with_fewest_partitions() const;
     void attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir);
     [[nodiscard]] LogConfig config_for(const std::string& topic) const;

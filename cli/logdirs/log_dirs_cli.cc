@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
-#include <boost/system/system_error.hpp>
 #include <charconv>
 #include <iostream>
 #include <optional>
@@ -19,7 +18,8 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::int16_t kDescribeLogDirsVersion = 1;  // what Kafka 3.x's admin client sends older brokers too
+// v1 carries every field the tool prints, and every Kafka broker since 2.0 serves it.
+constexpr std::int16_t kDescribeLogDirsVersion = 1;
 
 struct Options {
     bool describe = false;
@@ -128,7 +128,7 @@ int run_log_dirs(const std::vector<std::string>& args, std::ostream& out, std::o
         out << usage();
         return 0;
     }
-    try {
+    return wireclient::run_against_cluster("log-dirs", err, [&] {
         wireclient::WireClient client(wireclient::parse_bootstrap(o.bootstrap_server), std::chrono::seconds(10));
         client.metadata(std::vector<std::string>{});
         std::vector<std::int32_t> ids;
@@ -152,19 +152,7 @@ int run_log_dirs(const std::vector<std::string>& args, std::ostream& out, std::o
         for (const auto& a : answers) received += (received.empty() ? "" : ",") + std::to_string(a.broker);
         out << "Received log directory information from brokers " << received << "\n";
         out << log_dirs_json(answers, o.topics) << "\n";
-        return 0;
-    } catch (const std::invalid_argument& e) {
-        err << "weir log-dirs: " << e.what() << "\n";
-        return 2;
-    } catch (const boost::system::system_error& e) {
-        if (e.code() == boost::asio::error::eof)
-            err << "Error: the broker closed the connection (it may not serve this request)\n";
-        else
-            err << "Error: " << e.code().message() << "\n";
-    } catch (const std::exception& e) {
-        err << "Error: " << e.what() << "\n";
-    }
-    return 1;
+    });
 }
 
 int log_dirs_main(const std::vector<std::string>& args) { return run_log_dirs(args, std::cout, std::cerr); }

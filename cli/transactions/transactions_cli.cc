@@ -1,7 +1,6 @@
 #include "cli/transactions/transactions_cli.h"
 
 #include <boost/asio/error.hpp>
-#include <boost/system/system_error.hpp>
 #include <iostream>
 #include <stdexcept>
 
@@ -200,7 +199,7 @@ int run_transactions(const std::vector<std::string>& args, std::ostream& out, st
         out << transactions_usage_text();
         return 0;
     }
-    try {
+    return wireclient::run_against_cluster("transactions", err, [&] {
         WireClient client(parse_bootstrap(o.bootstrap_server), std::chrono::seconds(10));
         switch (o.command) {
             case Command::list:
@@ -216,20 +215,7 @@ int run_transactions(const std::vector<std::string>& args, std::ostream& out, st
                 abort_transaction(client, o, out);
                 break;
         }
-        return 0;
-    } catch (const std::invalid_argument& e) {
-        err << "weir transactions: " << e.what() << "\n";
-        return 2;
-    } catch (const boost::system::system_error& e) {
-        // Brokers close the connection on an API or version they do not serve.
-        if (e.code() == boost::asio::error::eof)
-            err << "Error: the broker closed the connection (it may not serve this request)\n";
-        else
-            err << "Error: " << e.code().message() << "\n";
-    } catch (const std::exception& e) {
-        err << "Error: " << e.what() << "\n";
-    }
-    return 1;
+    });
 }
 
 int transactions_main(const std::vector<std::string>& args) { return run_transactions(args, std::cout, std::cerr); }

@@ -1,12 +1,33 @@
 #include "cli/wireclient/wire_client.h"
 
+#include <boost/asio/error.hpp>
 #include <boost/system/system_error.hpp>
 #include <charconv>
+#include <ostream>
 #include <stdexcept>
 
 #include "protocol/wire/reader.h"
 
 namespace weir::cli::wireclient {
+
+int run_against_cluster(std::string_view tool, std::ostream& err, const std::function<void()>& work) {
+    try {
+        work();
+        return 0;
+    } catch (const std::invalid_argument& e) {
+        err << "weir " << tool << ": " << e.what() << "\n";
+        return 2;
+    } catch (const boost::system::system_error& e) {
+        // Brokers close the connection on an API or version they do not serve.
+        if (e.code() == boost::asio::error::eof)
+            err << "Error: the broker closed the connection (it may not serve this request)\n";
+        else
+            err << "Error: " << e.code().message() << "\n";
+    } catch (const std::exception& e) {
+        err << "Error: " << e.what() << "\n";
+    }
+    return 1;
+}
 
 std::vector<Endpoint> parse_bootstrap(const std::string& servers) {
     std::vector<Endpoint> out;

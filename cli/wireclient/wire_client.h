@@ -9,10 +9,13 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "broker/replication/broker_client.h"
@@ -27,6 +30,11 @@ struct Endpoint {
 
 // "host:port,host:port" -> endpoints; throws std::invalid_argument.
 std::vector<Endpoint> parse_bootstrap(const std::string& servers);
+
+// Runs a tool's `work` against the cluster and gives its exit code: 0 done, 2
+// for a bad argument found on the way (std::invalid_argument, said as
+// "weir TOOL: ..."), 1 for any other failure, said on `err`.
+int run_against_cluster(std::string_view tool, std::ostream& err, const std::function<void()>& work);
 
 class WireClient {
 public:
