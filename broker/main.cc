@@ -5,6 +5,7 @@
 // `weir dump-log FILE...` prints and checks log segments, indexes and producer snapshots on disk.
 #include <malloc.h>
 
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -29,6 +30,9 @@ int main(int argc, char** argv) {
     // CPU when consuming); keep such buffers on the heap and reuse them.
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    // Fetch answers go out with sendfile(2), which has no MSG_NOSIGNAL: a
+    // client that disconnects must fail that write, not stop the broker.
+    std::signal(SIGPIPE, SIG_IGN);
     config::CommandLine cl;
     try {
         cl = config::parse_command_line(argc, argv);

@@ -272,6 +272,7 @@ BrokerConfig build_broker_config(const ConfigMap& props, std::vector<std::string
     cfg.socket_receive_buffer_bytes = v.i32("socket.receive.buffer.bytes");
     cfg.connections_max_idle_ms = v.num("connections.max.idle.ms");
     cfg.connection_stall_timeout_ms = v.num("weir.connection.stall.timeout.ms");
+    cfg.fetch_zero_copy = v.flag("weir.fetch.zero.copy");
     cfg.queued_max_request_bytes = v.num("queued.max.request.bytes");
     cfg.max_connections = v.i32("max.connections");
     cfg.max_connections_per_ip = v.i32("max.connections.per.ip");

@@ -98,6 +98,10 @@ const ConfigKey kBrokerKeys[] = {
      "A connection that stops sending in the middle of a request frame, or stops reading in the middle of a "
      "response, is closed after this many milliseconds; 0 disables.",
      V::at_least(0), false, true},
+    {"weir.fetch.zero.copy", T::boolean, "true", I::low,
+     "Fetch answers send records straight from the segment files (sendfile), so an answer waiting for a slow "
+     "client holds no broker memory; false copies them into memory (file systems without sendfile).",
+     {}, false, true},
     {"max.connection.creation.rate", T::int32, kIntMax, I::medium, "Accepted for compatibility.", V::at_least(0), true, false},
     {"weir.admin.listener", T::string, "http://127.0.0.1:9644", I::medium,
      "Where the HTTP admin endpoint (health, Prometheus metrics, JSON API) listens, as host:port or "

@@ -17,7 +17,7 @@ namespace asio = boost::asio;
 namespace {
 
 template <typename Request>
-asio::awaitable<std::optional<wire::Bytes>> serve(handlers::BrokerContext& broker, metrics::MetricsRegistry& metrics,
+asio::awaitable<std::optional<wire::Frame>> serve(handlers::BrokerContext& broker, metrics::MetricsRegistry& metrics,
                                                   faults::FaultInjector* faults, RequestContext ctx,
                                                   std::shared_ptr<const wire::Bytes> frame, std::size_t body_offset) {
     if constexpr (!handlers::Handles<Request>) {
@@ -104,7 +104,7 @@ bool Dispatcher::is_barrier(const wire::Bytes& frame) const {
     return changes_metadata(static_cast<std::int16_t>((frame[0] << 8) | frame[1]));
 }
 
-asio::awaitable<std::optional<wire::Bytes>> Dispatcher::handle(std::shared_ptr<const wire::Bytes> frame,
+asio::awaitable<std::optional<wire::Frame>> Dispatcher::handle(std::shared_ptr<const wire::Bytes> frame,
                                                                const net::ConnectionInfo& connection) {
     wire::Reader reader(*frame);
     RequestContext ctx{.header = {}, .connection = connection, .received = std::chrono::steady_clock::now()};

@@ -28,7 +28,7 @@ public:
     Dispatcher(handlers::BrokerContext& broker, metrics::MetricsRegistry& metrics,
                faults::FaultInjector* faults = nullptr)
         : broker_(broker), metrics_(metrics), faults_(faults) {}
-    boost::asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes> frame,
+    boost::asio::awaitable<std::optional<wire::Frame>> handle(std::shared_ptr<const wire::Bytes> frame,
                                                               const net::ConnectionInfo& connection) override;
     // Requests of the APIs that change metadata (changes_metadata).
     [[nodiscard]] bool is_barrier(const wire::Bytes& frame) const override;
@@ -48,16 +48,19 @@ bool changes_metadata(std::int16_t api_key);
 
 // Encodes a whole response frame: size prefix, response header, body.
 template <typename Response>
-wire::Bytes encode_response_frame(const Response& response, std::int32_t correlation_id, std::int16_t version) {
+wire::Frame encode_response_frame(const Response& response, std::int32_t correlation_id, std::int16_t version) {
     int header_version = protocol::response_header_version(Response::api_key, version);
     std::size_t body = response.size(version);
     std::size_t total = protocol::response_header_size(header_version) + body;
-    wire::Bytes out;
-    out.reserve(4 + total);
-    wire::Writer w(out);
+    wire::Frame out;
+    out.bytes.reserve(4 + total);
+    // Records that stay in their files (Fetch) are sent from there.
+    wire::Writer w(out.bytes, &out.splices);
     w.int32(static_cast<std::int32_t>(total));
     protocol::encode_response_header(w, correlation_id, header_version);
     response.encode(w, version);
+    // Whatever was copied rather than spliced is in the buffer now.
+    if (!out.splices.empty()) out.bytes.shrink_to_fit();
     return out;
 }
 

@@ -97,15 +97,19 @@ bool contains_zstd(wire::ByteSpan records) {
 }
 
 // What an old fetcher can read: zstd needs Fetch v10+ (KIP-110), and v0-v3
-// get message sets of the magic their version knows.
+// get message sets of the magic their version knows. Records left in their
+// file are read for the check; what is sent is still the file's.
 partitions::RecordsConverter converter_for(std::int16_t version) {
-    return [version](wire::Bytes& records) {
-        if (version < 10 && contains_zstd(records)) return ErrorCode::unsupported_compression_type;
+    if (version >= 10) return {};
+    return [version](wire::RecordsData& records) {
+        const auto copy = records.file_region() ? records.contents() : wire::Bytes();
+        const auto bytes = records.file_region() ? wire::ByteSpan(copy) : records.bytes();
+        if (contains_zstd(bytes)) return ErrorCode::unsupported_compression_type;
         if (version > 3) return ErrorCode::none;
         try {
             records::DownConvertOptions down;
             down.magic = version <= 1 ? 0 : 1;
-            records = records::down_convert(records, down).records;
+            records = wire::RecordsData(records::down_convert(bytes, down).records);
         } catch (const records::UnsupportedCompressionError&) {
             return ErrorCode::unsupported_compression_type;
         } catch (const wire::DecodeError&) {
@@ -128,6 +132,7 @@ Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector
     if (limits.replica_id >= 0) params.isolation = partitions::FetchIsolation::log_end;
     params.replica_id = limits.replica_id;
     params.deadline = limits.deadline;
+    params.zero_copy = broker.config.fetch_zero_copy;
     std::vector<partitions::FetchPartition> reads;
     reads.reserve(targets.size());
     for (const auto& target : targets) {
@@ -162,10 +167,7 @@ Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector
                     }
             }
         }
-        if (result.records)
-            out.records = wire::RecordsData(std::move(*result.records));
-        else
-            out.records.reset();
+        out.records = std::move(result.records);
     }
 }
 

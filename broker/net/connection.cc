@@ -1,5 +1,7 @@
 #include "broker/net/connection.h"
 
+#include <sys/sendfile.h>
+
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -7,6 +9,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <cerrno>
 
 #include "broker/common/logging.h"
 
@@ -37,6 +40,8 @@ Connection::Connection(asio::ip::tcp::socket socket, RequestHandler& handler, Co
     write_deadline_.expires_at(asio::steady_timer::time_point::max());
     boost::system::error_code ec;
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    // sendfile() is called directly and must not block the io thread.
+    socket_.native_non_blocking(true, ec);
 }
 
 void Connection::start() {
@@ -89,7 +94,7 @@ void Connection::close() {
 std::size_t Connection::pending_response_bytes() const {
     std::size_t n = 0;
     for (const auto& s : pending_)
-        if (s->response) n += s->response->size();
+        if (s->response) n += s->response->bytes.size();
     return n;
 }
 
@@ -182,7 +187,8 @@ asio::awaitable<void> Connection::process(SlotPtr slot, SlotPtr barrier, std::sh
     if (budget_) budget_->note_freed_frame(frame_size);
     slot->memory.reset();
     if (slot->response && !closed_) {
-        slot->memory = response_lease(slot->response->size());
+        // What stays in files is the page cache's, not the broker's memory.
+        slot->memory = response_lease(slot->response->bytes.size());
     } else {
         slot->response.reset();
         wake_budget_waiters();  // this connection's next request may be waiting for this one
@@ -267,27 +273,21 @@ void Connection::finish(Slot& slot) {
 asio::awaitable<void> Connection::write_loop() {
     auto self = shared_from_this();
     std::vector<std::shared_ptr<Slot>> batch;
-    std::vector<asio::const_buffer> buffers;
     while (!closed_) {
         // Gather every finished response at the head of the queue, in order.
         batch.clear();
-        buffers.clear();
         while (!pending_.empty() && pending_.front()->done) {
             auto slot = std::move(pending_.front());
             pending_.pop_front();
-            if (slot->response) {
-                buffers.emplace_back(asio::buffer(*slot->response));
-                batch.push_back(std::move(slot));
-            }
+            if (slot->response) batch.push_back(std::move(slot));
         }
-        if (!buffers.empty()) {
-            boost::system::error_code ec;
+        if (!batch.empty()) {
             arm(write_deadline_);
             writing_ = true;
-            co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
+            const bool written = co_await write_frames(batch);
             writing_ = false;
             write_deadline_.expires_at(asio::steady_timer::time_point::max());
-            if (ec) co_return;
+            if (!written) co_return;
             last_activity_ = std::chrono::steady_clock::now();
             reader_wake_.cancel();
             // This connection's reader and requests may wait only for what it held.
@@ -299,6 +299,58 @@ asio::awaitable<void> Connection::write_loop() {
         co_await writer_wake_.async_wait(asio::redirect_error(use_awaitable, ec));
         writer_wake_.expires_at(asio::steady_timer::time_point::max());
     }
+}
+
+asio::awaitable<bool> Connection::write_frames(const std::vector<std::shared_ptr<Slot>>& frames) {
+    std::vector<asio::const_buffer> buffers;
+    for (const auto& slot : frames) {
+        const auto& frame = *slot->response;
+        std::size_t from = 0;
+        for (const auto& splice : frame.splices) {
+            if (splice.at > from) buffers.emplace_back(asio::buffer(frame.bytes.data() + from, splice.at - from));
+            from = splice.at;
+            if (!co_await write_buffers(buffers)) co_return false;
+            if (!co_await send_region(splice.region)) co_return false;
+        }
+        if (frame.bytes.size() > from)
+            buffers.emplace_back(asio::buffer(frame.bytes.data() + from, frame.bytes.size() - from));
+    }
+    co_return co_await write_buffers(buffers);
+}
+
+asio::awaitable<bool> Connection::write_buffers(std::vector<asio::const_buffer>& buffers) {
+    if (buffers.empty()) co_return true;
+    boost::system::error_code ec;
+    co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
+    buffers.clear();
+    co_return !ec;
+}
+
+asio::awaitable<bool> Connection::send_region(const wire::FileRegion& region) {
+    auto position = static_cast<off_t>(region.position);
+    std::size_t left = region.length;
+    while (left > 0 && !closed_) {
+        auto n = ::sendfile(socket_.native_handle(), region.fd, &position, left);
+        if (n > 0) {
+            left -= static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            boost::system::error_code ec;
+            co_await socket_.async_wait(asio::socket_base::wait_write, asio::redirect_error(use_awaitable, ec));
+            if (ec) co_return false;
+            continue;
+        }
+        if (n == 0) {
+            // The segment was truncated under the answer (a follower truncating
+            // its log): the frame cannot be completed, as in Kafka.
+            logging::warn("connection {} from {}: records truncated in their segment while being sent; closing",
+                          info_.id, info_.peer);
+        }
+        co_return false;  // the peer went away (EPIPE, ECONNRESET) or the file failed
+    }
+    co_return !closed_;
 }
 
 asio::awaitable<void> Connection::idle_watchdog() {

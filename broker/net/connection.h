@@ -4,7 +4,10 @@
 // running (see RequestHandler::is_barrier), and a writer coroutine that
 // sends responses strictly in request order. The reader stops reading while
 // too many requests or response bytes are outstanding, so a slow or stalled
-// client cannot make the broker buffer without bound.
+// client cannot make the broker buffer without bound. Records that a response
+// leaves in their files go from the page cache to the socket (sendfile) and
+// cost the broker no memory while they wait; sendfile has no MSG_NOSIGNAL, so
+// the process must ignore SIGPIPE (main does).
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
@@ -44,13 +47,18 @@ private:
     struct Slot {
         bool done = false;      // the response is ready for the writer
         bool finished = false;  // the handler returned or threw: what requests behind a barrier wait for
-        std::optional<wire::Bytes> response;
+        std::optional<wire::Frame> response;
         BudgetLease memory;  // the request's bytes until it is handled, then the response's until written
     };
     using SlotPtr = std::shared_ptr<Slot>;
 
     boost::asio::awaitable<void> read_loop();
     boost::asio::awaitable<void> write_loop();
+    // Writes `frames` in order: their bytes gathered into as few writes as
+    // possible, their file regions with sendfile. False once the socket fails.
+    boost::asio::awaitable<bool> write_frames(const std::vector<std::shared_ptr<Slot>>& frames);
+    boost::asio::awaitable<bool> write_buffers(std::vector<boost::asio::const_buffer>& buffers);
+    boost::asio::awaitable<bool> send_region(const wire::FileRegion& region);
     boost::asio::awaitable<void> idle_watchdog();
     // Reads a body of `size` bytes, growing the buffer as bytes arrive (never
     // the declared size up front) and taking them from the budget.

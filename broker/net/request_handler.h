@@ -1,6 +1,7 @@
 #pragma once
 // What a connection hands each request frame to. The handler returns the
-// whole response frame (size prefix included) or nothing for requests that
+// whole response frame (size prefix included; records may stay in their
+// files, see wire::Frame) or nothing for requests that
 // get no answer (Produce with acks=0). Throwing CloseConnection (or any
 // exception) closes this connection only.
 //
@@ -17,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "protocol/wire/frame.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::net {
@@ -35,7 +37,7 @@ public:
 class RequestHandler {
 public:
     virtual ~RequestHandler() = default;
-    virtual boost::asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes> frame,
+    virtual boost::asio::awaitable<std::optional<wire::Frame>> handle(std::shared_ptr<const wire::Bytes> frame,
                                                                       const ConnectionInfo& connection) = 0;
     // Called on arrival, before handle(); `frame` is the request without its
     // size prefix.

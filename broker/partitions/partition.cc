@@ -524,16 +524,18 @@ ReadResult Partition::read(std::int64_t offset, const ReadOptions& options) cons
         bounds.max_bytes = options.max_bytes;
         bounds.max_offset = fetchable_end(options.isolation);
         bounds.min_one_batch = options.min_one_batch;
+        bounds.zero_copy = options.zero_copy;
         auto data = log_->read(offset, bounds);
         result.error = data.error;
-        result.records = std::move(data.records);
+        if (data.region)
+            result.records = wire::RecordsData(std::move(*data.region));
+        else
+            result.records = wire::RecordsData(std::move(data.records));
         if (options.isolation == FetchIsolation::txn_committed && result.error == ErrorCode::none) {
             // LocalLog.addAbortedTransactions, bounded by the end of what
             // is returned (an empty read overlaps nothing).
             auto& aborted = result.aborted_transactions.emplace();
-            std::int64_t upper_bound = offset;
-            for (auto batch : records::split_batches(result.records, true))
-                upper_bound = records::parse_batch_header(batch).last_offset() + 1;
+            const std::int64_t upper_bound = data.next_offset;
             if (upper_bound > offset)
                 for (const auto& txn : log_->collect_aborted_txns(offset, upper_bound))
                     aborted.push_back({txn.producer_id, txn.first_offset});

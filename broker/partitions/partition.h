@@ -31,6 +31,7 @@
 #include "protocol/errors.h"
 #include "protocol/topic_partition.h"
 #include "protocol/wire/reader.h"
+#include "protocol/wire/records_data.h"
 
 namespace weir::storage {
 class PartitionLog;
@@ -66,6 +67,7 @@ struct ReadOptions {
     FetchIsolation isolation = FetchIsolation::high_watermark;
     std::int32_t current_leader_epoch = kNoLeaderEpoch;  // the reader's view, checked as Kafka does
     bool fetch_only_from_leader = true;
+    bool zero_copy = false;  // records may stay in their segment file (storage::ReadOptions)
 };
 
 // A transaction aborted in the range a read_committed read returned: the
@@ -79,7 +81,7 @@ struct AbortedTransaction {
 
 struct ReadResult {
     ErrorCode error = ErrorCode::none;
-    wire::Bytes records;  // whole batches, possibly none
+    wire::RecordsData records;  // whole batches, possibly none
     // txn_committed reads only (Kafka sends null otherwise): the aborted
     // transactions overlapping `records`, oldest first.
     std::optional<std::vector<AbortedTransaction>> aborted_transactions;

@@ -55,6 +55,7 @@ asio::awaitable<std::vector<FetchPartitionResult>> ReplicaManager::fetch(FetchPa
             options.min_one_batch = first_data;
             options.isolation = params.isolation;
             options.current_leader_epoch = in.current_leader_epoch;
+            options.zero_copy = params.zero_copy;
             auto read = in.partition->read(in.fetch_offset, options);
             out.high_watermark = read.high_watermark;
             out.last_stable_offset = read.last_stable_offset;

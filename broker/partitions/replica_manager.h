@@ -56,11 +56,14 @@ struct FetchParams {
     // A follower's fetch (>= 0): its fetch offsets are its log ends.
     std::int32_t replica_id = -1;
     std::chrono::steady_clock::time_point deadline;
+    // Records may stay in their segment files (wire::FileRegion): for
+    // answers a connection sends itself.
+    bool zero_copy = false;
 };
 
 struct FetchPartitionResult {
     ErrorCode error = ErrorCode::none;
-    std::optional<wire::Bytes> records;  // none: not read (an error, or the response was full)
+    std::optional<wire::RecordsData> records;  // none: not read (an error, or the response was full)
     std::int64_t high_watermark = -1;
     std::int64_t last_stable_offset = -1;
     std::int64_t log_start_offset = -1;
@@ -70,7 +73,7 @@ struct FetchPartitionResult {
 
 // Turns records read into what the fetcher gets (down-conversion for old
 // fetch versions), in place; an error fails the partition.
-using RecordsConverter = std::function<ErrorCode(wire::Bytes& records)>;
+using RecordsConverter = std::function<ErrorCode(wire::RecordsData& records)>;
 
 class ReplicaManager {
 public:

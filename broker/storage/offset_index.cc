@@ -43,6 +43,18 @@ OffsetPosition OffsetIndex::lookup(std::int64_t target) const {
     return entry(lo - 1);
 }
 
+std::uint32_t OffsetIndex::position_floor(std::uint64_t position) const {
+    std::size_t lo = 0, hi = entries();
+    while (lo < hi) {
+        auto mid = lo + (hi - lo) / 2;
+        if (entry(mid).position <= position)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == 0 ? 0 : entry(lo - 1).position;
+}
+
 void OffsetIndex::truncate_to(std::int64_t offset) {
     std::size_t lo = 0, hi = entries();
     while (lo < hi) {  // first entry with offset >= `offset`

@@ -27,6 +27,8 @@ public:
     void append(std::int64_t offset, std::uint32_t position);
     // Largest entry with offset <= target, or {base_offset, 0} if none.
     [[nodiscard]] OffsetPosition lookup(std::int64_t target) const;
+    // Largest entry position <= `position` (positions grow with offsets), or 0.
+    [[nodiscard]] std::uint32_t position_floor(std::uint64_t position) const;
     [[nodiscard]] OffsetPosition entry(std::size_t i) const;
     [[nodiscard]] std::optional<OffsetPosition> last_entry() const;
     // Drops entries with offset >= `offset`.

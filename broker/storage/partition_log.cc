@@ -311,14 +311,23 @@ ReadResult PartitionLog::read(std::int64_t offset, const ReadOptions& options) c
             auto segment_end = next == segments_.end() ? log_end_offset_ : next->first;
             std::optional<std::int64_t> bound;
             if (max_offset < segment_end) bound = max_offset;
-            if (auto data = it->second.read(offset, options.max_bytes, bound, options.min_one_batch)) {
-                r.records = std::move(*data);
+            if (auto slice = it->second.slice(offset, options.max_bytes, bound, options.min_one_batch)) {
+                if (slice->length == 0) break;
+                r.next_offset = slice->next_offset;
+                if (options.zero_copy) {
+                    auto file = it->second.log_file();
+                    r.region = wire::FileRegion{file->fd(), slice->position, slice->length, std::move(file)};
+                } else {
+                    r.records = it->second.read(*slice);
+                }
                 break;
             }
             if (bound) break;
         }
     } catch (const CorruptLogError& e) {
         r.records.clear();
+        r.region.reset();
+        r.next_offset = -1;
         r.error = ErrorCode::corrupt_message;
         // Consumers retry at once: one line per partition a minute is enough.
         auto now = std::chrono::steady_clock::now();

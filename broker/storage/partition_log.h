@@ -23,6 +23,7 @@
 #include "broker/storage/log_error.h"
 #include "broker/storage/log_names.h"
 #include "broker/storage/segment.h"
+#include "protocol/wire/file_region.h"
 
 namespace weir::storage {
 
@@ -52,11 +53,17 @@ struct ReadOptions {
     std::int64_t max_offset = std::numeric_limits<std::int64_t>::max();
     // KIP-74: return the first batch even if it is larger than max_bytes.
     bool min_one_batch = true;
+    // Leave the batches in the segment file (`region`) rather than copy them
+    // into `records`: a Fetch answer sends them from there.
+    bool zero_copy = false;
 };
 
 struct ReadResult {
     ErrorCode error = ErrorCode::none;
-    wire::Bytes records;  // whole batches, possibly none
+    wire::Bytes records;                     // whole batches, possibly none
+    std::optional<wire::FileRegion> region;  // instead of `records` when zero_copy found some
+    // Just past the batches returned (see SegmentSlice); -1 when none.
+    std::int64_t next_offset = -1;
     std::int64_t log_start_offset = -1;
     std::int64_t log_end_offset = -1;
 };

@@ -37,11 +37,12 @@ Segment::Segment(const std::filesystem::path& dir, std::int64_t base_offset, Seg
     : base_offset_(base_offset),
       options_(options),
       index_files_existed_(index_files_exist(dir, base_offset)),
-      log_(File::open(dir / segment_file_name(base_offset, kLogSuffix), true)),
+      log_path_(dir / segment_file_name(base_offset, kLogSuffix)),
+      log_(std::make_shared<File>(File::open(log_path_, true))),
       offset_index_(dir / segment_file_name(base_offset, kIndexSuffix), base_offset, options.index_max_bytes),
       time_index_(dir / segment_file_name(base_offset, kTimeIndexSuffix), base_offset, options.index_max_bytes),
       txn_index_(dir / segment_file_name(base_offset, kTxnIndexSuffix), options.index_max_bytes),
-      size_(log_.size()),
+      size_(log_->size()),
       next_offset_(base_offset),
       created_ms_(now_ms) {
     if (time_index_.length_was_valid() && time_index_.entries() > 0) {
@@ -54,7 +55,7 @@ Segment::Segment(const std::filesystem::path& dir, std::int64_t base_offset, Seg
 std::int64_t Segment::largest_timestamp() const {
     if (max_timestamp_ >= 0) return max_timestamp_;
     struct stat st {};
-    if (::stat(log_.path().c_str(), &st) != 0) return 0;
+    if (::stat(log_path_.c_str(), &st) != 0) return 0;
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
 }
 
@@ -86,7 +87,7 @@ void Segment::append(std::span<const std::uint8_t> batches) {
     if (batches.empty()) return;
     auto start = size_;
     if (start + batches.size() > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
-        throw StorageError("segment would exceed 2 GiB: " + log_.path().string());
+        throw StorageError("segment would exceed 2 GiB: " + log_path_.string());
     // Index space first (on a full disk nothing is written then), the log
     // next: a crash between the log and its index leaves an index that is
     // merely behind, which recovery rebuilds anyway.
@@ -98,12 +99,12 @@ void Segment::append(std::span<const std::uint8_t> batches) {
     offset_index_.reserve(most_entries);
     time_index_.reserve(most_entries);
     try {
-        log_.pwrite_all(batches, start);
+        log_->pwrite_all(batches, start);
     } catch (const StorageError&) {
         // A part may have been written (the disk filled up meanwhile): cut it
         // off so the file ends with the last whole batch, as a reader expects.
         try {
-            log_.truncate(start);
+            log_->truncate(start);
         } catch (const StorageError&) {
             // Still past size_, so never read; recovery cuts it after a crash.
         }
@@ -122,7 +123,7 @@ void Segment::append(std::span<const std::uint8_t> batches) {
 
 Segment::Check Segment::check(std::uint64_t position, std::size_t max_bytes) const {
     Check c{.next = position};
-    BatchScanner scanner(log_, position, size_, std::min<std::size_t>(max_bytes, 1u << 20));
+    BatchScanner scanner(*log_, position, size_, std::min<std::size_t>(max_bytes, 1u << 20));
     while (c.next < size_ && (c.batches == 0 || c.next - position < max_bytes)) {
         auto batch = scanner.next();
         if (!batch) {
@@ -147,57 +148,86 @@ Segment::Check Segment::check(std::uint64_t position, std::size_t max_bytes) con
 std::optional<BatchLocation> Segment::translate_offset(std::int64_t offset, std::uint32_t starting_position) const {
     auto start = std::max(offset_index_.lookup(offset).position, starting_position);
     if (start >= size_) return std::nullopt;
-    BatchScanner scanner(log_, start, size_);
+    BatchScanner scanner(*log_, start, size_);
     while (auto batch = scanner.next()) {
         if (batch->header.last_offset() >= offset) return location_of(*batch);
     }
     // Batches are appended whole, so anything but the end inside the segment's
     // size is damage (recovery only checks what is past the recovery point).
     if (scanner.stop() != BatchScanner::Stop::end)
-        throw CorruptLogError(log_.path().string() + " at position " + std::to_string(scanner.position()) + ": " +
+        throw CorruptLogError(log_path_.string() + " at position " + std::to_string(scanner.position()) + ": " +
                               (scanner.stop() == BatchScanner::Stop::torn ? "a batch runs past the segment's end"
                                                                           : "invalid batch header"));
     return std::nullopt;
 }
 
-std::optional<wire::Bytes> Segment::read(std::int64_t offset, std::size_t max_bytes,
-                                         std::optional<std::int64_t> max_offset, bool min_one_batch) const {
+std::optional<SegmentSlice> Segment::slice(std::int64_t offset, std::size_t max_bytes,
+                                           std::optional<std::int64_t> max_offset, bool min_one_batch) const {
     auto first = translate_offset(offset);
     if (!first) return std::nullopt;
+    const SegmentSlice nothing{first->position, 0, -1};
     std::uint64_t end = size_;
     if (max_offset) {
-        if (first->last_offset >= *max_offset) return wire::Bytes{};
+        if (first->last_offset >= *max_offset) return nothing;
         if (auto limit = translate_offset(*max_offset, first->position)) end = limit->position;
     }
     std::uint64_t want = std::min<std::uint64_t>(max_bytes, end - first->position);
     if (want < first->size) {
-        if (!min_one_batch) return wire::Bytes{};
+        if (!min_one_batch) return nothing;
         want = first->size;
     }
-    wire::Bytes out(static_cast<std::size_t>(want));
-    out.resize(log_.pread_upto(out, first->position));
-    // The batch a read starts at is checked whole (one CRC per fetch): a
-    // consumer stuck on a damaged batch gets CORRUPT_MESSAGE, not the same
-    // bytes again. Later batches are checked when a read starts at them.
-    if (out.size() < first->size ||
-        !records::crc_valid(std::span<const std::uint8_t>(out.data(), static_cast<std::size_t>(first->size))))
-        throw CorruptLogError(log_.path().string() + " at position " + std::to_string(first->position) +
+    wire::Bytes head(first->size);
+    if (log_->pread_upto(head, first->position) < head.size() || !records::crc_valid(head))
+        throw CorruptLogError(log_path_.string() + " at position " + std::to_string(first->position) +
                               ": CRC mismatch in the batch at offset " + std::to_string(first->base_offset));
-    // Keep whole batches only, so clients never see a partial trailing batch.
-    std::size_t keep = 0;
-    while (keep + records::kLogOverhead <= out.size()) {
-        auto total = records::kLogOverhead + be::get32(out.data() + keep + 8);
-        if (keep + total > out.size()) break;
-        keep += total;
+
+    // Whole batches only, so clients never see a partial trailing batch: the
+    // headers are scanned from the last index entry before the cut, not from
+    // the first batch, so a large read costs a few small reads.
+    const std::uint64_t cut = first->position + want;
+    const std::uint64_t first_end = first->position + first->size;
+    SegmentSlice s{first->position, first->size, first->last_offset + 1};
+    if (cut > first_end) {
+        const auto from = std::max<std::uint64_t>(first_end, offset_index_.position_floor(cut));
+        // To the segment's end, not the cut: the header of the first batch
+        // left out gives the upper bound.
+        BatchScanner scanner(*log_, from, size_);
+        bool scanned = false;
+        while (auto batch = scanner.next()) {
+            const bool fits = batch->position + batch->size() <= cut;
+            // Everything between the first batch and `from` is whole batches.
+            if (!scanned && from > first_end) s = {first->position, from - first->position, batch->header.base_offset};
+            scanned = true;
+            if (!fits) {
+                s.next_offset = batch->header.base_offset;
+                break;
+            }
+            s.length = batch->position + batch->size() - first->position;
+            s.next_offset = batch->header.last_offset() + 1;
+        }
     }
-    out.resize(keep);
+    return s;
+}
+
+std::optional<wire::Bytes> Segment::read(std::int64_t offset, std::size_t max_bytes,
+                                         std::optional<std::int64_t> max_offset, bool min_one_batch) const {
+    auto s = slice(offset, max_bytes, max_offset, min_one_batch);
+    if (!s) return std::nullopt;
+    return read(*s);
+}
+
+wire::Bytes Segment::read(const SegmentSlice& slice) const {
+    wire::Bytes out(slice.length);
+    if (log_->pread_upto(out, slice.position) != out.size())
+        throw StorageError("short read of " + std::to_string(slice.length) + " bytes at position " +
+                           std::to_string(slice.position) + " in " + log_path_.string());
     return out;
 }
 
 wire::Bytes Segment::read_batch(const BatchLocation& location) const {
     wire::Bytes out(location.size);
-    if (log_.pread_upto(out, location.position) != out.size())
-        throw StorageError("short read of batch in " + log_.path().string());
+    if (log_->pread_upto(out, location.position) != out.size())
+        throw StorageError("short read of batch in " + log_path_.string());
     return out;
 }
 
@@ -205,7 +235,7 @@ std::optional<FoundRecord> Segment::find_offset_by_timestamp(std::int64_t timest
                                                              std::int64_t starting_offset) const {
     auto from_time = time_index_.lookup(timestamp);
     auto start = offset_index_.lookup(std::max(from_time.offset, starting_offset)).position;
-    BatchScanner scanner(log_, start, size_);
+    BatchScanner scanner(*log_, start, size_);
     while (auto batch = scanner.next()) {
         const auto& h = batch->header;
         if (h.max_timestamp < timestamp || h.last_offset() < starting_offset) continue;
@@ -266,8 +296,8 @@ std::uint64_t Segment::recover() {
     offset_of_max_timestamp_ = -1;
     bytes_since_last_index_entry_ = 0;
     rolling_timestamp_.reset();
-    auto file_size = log_.size();
-    BatchScanner scanner(log_, 0, file_size, kRecoveryBuffer);
+    auto file_size = log_->size();
+    BatchScanner scanner(*log_, 0, file_size, kRecoveryBuffer);
     std::uint64_t valid_end = 0;
     std::int64_t last = -1;
     while (auto batch = scanner.next()) {
@@ -281,7 +311,7 @@ std::uint64_t Segment::recover() {
         valid_end = batch->position + batch->size();
     }
     auto truncated = file_size - valid_end;
-    if (truncated > 0) log_.truncate(valid_end);
+    if (truncated > 0) log_->truncate(valid_end);
     size_ = valid_end;
     next_offset_ = last >= 0 ? last + 1 : base_offset_;
     txn_index_.truncate_to(next_offset_);
@@ -292,7 +322,7 @@ std::uint64_t Segment::recover() {
 bool Segment::load_tail() {
     auto last_entry = offset_index_.last_entry();
     std::uint64_t start = last_entry ? last_entry->position : 0;
-    BatchScanner scanner(log_, start, size_);
+    BatchScanner scanner(*log_, start, size_);
     std::int64_t next = last_entry ? -1 : base_offset_;
     while (auto batch = scanner.next()) {
         if (batch->header.max_timestamp > max_timestamp_) {
@@ -310,7 +340,7 @@ bool Segment::load_tail() {
 
 void Segment::load_rolling_timestamp() {
     rolling_timestamp_.reset();
-    BatchScanner scanner(log_, 0, size_, records::kBatchHeaderSize);
+    BatchScanner scanner(*log_, 0, size_, records::kBatchHeaderSize);
     if (auto first = scanner.next()) rolling_timestamp_ = first->header.max_timestamp;
 }
 
@@ -321,7 +351,7 @@ std::uint64_t Segment::truncate_to(std::int64_t offset) {
     time_index_.truncate_to(offset);
     txn_index_.truncate_to(offset);
     auto removed = size_ - loc->position;
-    log_.truncate(loc->position);
+    log_->truncate(loc->position);
     size_ = loc->position;
     next_offset_ = size_ == 0 ? base_offset_ : std::min(offset, loc->base_offset);
     // Recompute the max timestamp: the time index covers batches up to its
@@ -330,7 +360,7 @@ std::uint64_t Segment::truncate_to(std::int64_t offset) {
     max_timestamp_ = last_time.timestamp;
     offset_of_max_timestamp_ = time_index_.entries() > 0 ? last_time.offset : -1;
     auto from = offset_index_.lookup(last_time.offset).position;
-    BatchScanner scanner(log_, from, size_);
+    BatchScanner scanner(*log_, from, size_);
     while (auto batch = scanner.next()) {
         if (batch->header.max_timestamp > max_timestamp_) {
             max_timestamp_ = batch->header.max_timestamp;
@@ -355,7 +385,7 @@ void Segment::make_inactive() {
 }
 
 void Segment::flush() const {
-    log_.sync();
+    log_->sync();
     offset_index_.flush();
     time_index_.flush();
     txn_index_.flush();
@@ -369,11 +399,12 @@ void Segment::close() {
 void Segment::release() noexcept {
     offset_index_.release();
     time_index_.release();
-    log_.close();
+    // Answers still being sent from this segment keep the descriptor open.
+    log_.reset();
 }
 
 void Segment::remove() {
-    auto path = log_.path();
+    auto path = log_path_;
     release();
     offset_index_.remove();
     time_index_.remove();

@@ -4,6 +4,7 @@
 // transaction aborts in it. Kafka's LogSegment.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,15 @@ struct BatchLocation {
     std::uint32_t position = 0;
     std::uint32_t size = 0;
     std::int64_t max_timestamp = -1;
+};
+
+// Where the whole batches a read returns lie in the .log.
+struct SegmentSlice {
+    std::uint64_t position = 0;
+    std::size_t length = 0;
+    // Just past them: the last one's last offset + 1, or the first left
+    // out's base offset (the upper bound of what a reader has seen).
+    std::int64_t next_offset = -1;
 };
 
 // A record found by timestamp: its offset, timestamp and the batch's leader epoch.
@@ -68,7 +78,10 @@ public:
     void append_aborted_txn(const AbortedTxn& txn) { txn_index_.append(txn); }
     // Drops the aborted transactions whose marker is at or after `offset`.
     void truncate_txn_index(std::int64_t offset) { txn_index_.truncate_to(offset); }
-    [[nodiscard]] const std::filesystem::path& log_path() const { return log_.path(); }
+    [[nodiscard]] const std::filesystem::path& log_path() const { return log_path_; }
+    // The .log's descriptor, shared with answers sent from it (sendfile):
+    // they keep it open after the segment is closed or deleted.
+    [[nodiscard]] std::shared_ptr<const File> log_file() const { return log_; }
 
     // Checks whole batches (header and CRC) from `position`, at least one
     // and about `max_bytes`; what a background scrub reads. Never changes
@@ -89,10 +102,18 @@ public:
     // lower bound (and no earlier than `starting_position`).
     [[nodiscard]] std::optional<BatchLocation> translate_offset(std::int64_t offset,
                                                                 std::uint32_t starting_position = 0) const;
-    // Bytes from the batch containing `offset`: whole batches, at most
-    // `max_bytes` unless the first batch alone is larger and `min_one_batch`
-    // (KIP-74), stopping before the batch containing `max_offset` if given.
-    // nullopt if no batch here has last offset >= `offset`.
+    // Where a read starting at the batch containing `offset` lies: whole
+    // batches, at most `max_bytes` unless the first batch alone is larger and
+    // `min_one_batch` (KIP-74), stopping before the batch containing
+    // `max_offset` if given. nullopt if no batch here has last offset >=
+    // `offset`. The first batch is read and its CRC checked (CorruptLogError):
+    // a consumer stuck on a damaged batch gets CORRUPT_MESSAGE, not the same
+    // bytes again; later batches are checked when a read starts at them.
+    [[nodiscard]] std::optional<SegmentSlice> slice(std::int64_t offset, std::size_t max_bytes,
+                                                    std::optional<std::int64_t> max_offset, bool min_one_batch) const;
+    // The bytes of slice().
+    [[nodiscard]] wire::Bytes read(const SegmentSlice& slice) const;
+    // slice() and its bytes.
     [[nodiscard]] std::optional<wire::Bytes> read(std::int64_t offset, std::size_t max_bytes,
                                                   std::optional<std::int64_t> max_offset, bool min_one_batch) const;
     [[nodiscard]] wire::Bytes read_batch(const BatchLocation& location) const;
@@ -139,7 +160,8 @@ private:
     std::int64_t base_offset_;
     SegmentOptions options_;
     bool index_files_existed_;  // before the indexes, which create missing files
-    File log_;
+    std::filesystem::path log_path_;
+    std::shared_ptr<File> log_;
     OffsetIndex offset_index_;
     TimeIndex time_index_;
     TxnIndex txn_index_;

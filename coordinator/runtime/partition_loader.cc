@@ -62,7 +62,7 @@ Task<void> CoordinatorRuntime::load(std::int32_t p, std::uint64_t epoch) {
             if (read.error != ErrorCode::none || read.records.empty()) break;
             try {
                 offset = for_each_record(
-                    read.records, offset,
+                    read.records.bytes(), offset,
                     [&](const StoredRecord& r) {
                         ++records;
                         try {

@@ -144,6 +144,14 @@ void put_bytes(wire::Writer& out, bool compact, wire::ByteSpan b) {
     out.bytes(compact, b);
 }
 
+void put_records(wire::Writer& out, bool compact, const wire::RecordsData& v) {
+    const auto* region = v.file_region();
+    if (!region) return put_bytes(out, compact, v.bytes());
+    if (region->length > 0x7fffffffU) throw wire::EncodeError("records value longer than 2^31-1");
+    out.length(compact, static_cast<std::int64_t>(region->length));
+    out.region(*region);
+}
+
 void put_length(wire::Writer& out, bool compact, std::int64_t n) {
     if (n > 0x7fffffff) throw wire::EncodeError("array longer than 2^31-1");
     out.length(compact, n);

@@ -73,6 +73,8 @@ void put_uvarint(wire::Writer& out, std::uint32_t v);
 void put_string(wire::Writer& out, bool compact, std::string_view s);
 void put_null_string(wire::Writer& out, bool compact);
 void put_bytes(wire::Writer& out, bool compact, wire::ByteSpan b);
+// Records in a file region are spliced or copied as the writer decides.
+void put_records(wire::Writer& out, bool compact, const wire::RecordsData& v);
 // Length prefix of an array, bytes or records value; -1 = null.
 void put_length(wire::Writer& out, bool compact, std::int64_t n);
 

@@ -262,7 +262,7 @@ class Gen:
         elif t == "bytes":
             c(f"detail::put_bytes(out, {flex}, {v});")
         elif t == "records":
-            c(f"detail::put_bytes(out, {flex}, {v}.bytes());")
+            c(f"detail::put_records(out, {flex}, {v});")
         else:
             c(f"{v}.encode(out, version);")
 

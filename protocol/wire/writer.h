@@ -10,13 +10,28 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/wire/file_region.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::wire {
 
+// Where a file region goes in an encoded frame: before byte `at` of its bytes.
+struct Splice {
+    std::size_t at = 0;
+    FileRegion region;
+};
+
+// Below this a file region is copied into the frame even when the writer
+// collects splices: a separate write costs more than the copy, and small
+// answers stay one packet.
+inline constexpr std::size_t kMinSplicedBytes = 16 * 1024;
+
 class Writer {
 public:
     explicit Writer(Bytes& out) : out_(out) {}
+    // Collects large file regions in `splices` instead of copying them; size()
+    // then counts the bytes in memory only.
+    Writer(Bytes& out, std::vector<Splice>* splices) : out_(out), splices_(splices) {}
 
     void int8(std::int8_t v) { out_.push_back(static_cast<std::uint8_t>(v)); }
     void int16(std::int16_t v) { fixed(static_cast<std::uint16_t>(v)); }
@@ -52,6 +67,12 @@ public:
     }
 
     void raw(std::span<const std::uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
+    void region(const FileRegion& r) {
+        if (splices_ && r.length >= kMinSplicedBytes)
+            splices_->push_back({out_.size(), r});
+        else
+            append_region(out_, r);
+    }
 
     // Length prefix for bytes/arrays (-1 = null).
     void length(bool compact, std::int64_t n) {
@@ -120,6 +141,7 @@ private:
     }
 
     Bytes& out_;
+    std::vector<Splice>* splices_ = nullptr;
 };
 
 // Encoded sizes, for exact reservation.

@@ -26,7 +26,11 @@ protected:
         std::optional<wire::Bytes> out;
         std::exception_ptr failed;
         boost::asio::co_spawn(
-            io_, [&]() -> boost::asio::awaitable<void> { out = co_await dispatcher.handle(frame, connection_); },
+            io_,
+            [&]() -> boost::asio::awaitable<void> {
+                auto answer = co_await dispatcher.handle(frame, connection_);
+                if (answer) out = answer->flatten();
+            },
             [&](std::exception_ptr e) { failed = e; });
         io_.restart();
         io_.run();

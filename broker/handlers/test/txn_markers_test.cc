@@ -126,8 +126,8 @@ msg::FetchRequest fetch_request(const std::string& topic, std::int64_t offset, b
 std::int64_t records_end(const msg::FetchResponse::PartitionData& p) {
     std::int64_t end = -1;
     if (!p.records) return end;
-    for (auto batch : records::split_batches(p.records->bytes(), true))
-        end = records::parse_batch_header(batch).last_offset() + 1;
+    const auto bytes = p.records->contents();
+    for (auto batch : records::split_batches(bytes, true)) end = records::parse_batch_header(batch).last_offset() + 1;
     return end;
 }
 

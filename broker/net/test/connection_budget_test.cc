@@ -29,7 +29,7 @@ constexpr int kRequests = 6;
 // Answers after a short suspension, as a handler reading the log does.
 class BigAnswers final : public RequestHandler {
 public:
-    asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes>,
+    asio::awaitable<std::optional<wire::Frame>> handle(std::shared_ptr<const wire::Bytes>,
                                                        const ConnectionInfo&) override {
         asio::steady_timer suspension(co_await asio::this_coro::executor, std::chrono::milliseconds(10));
         co_await suspension.async_wait(asio::use_awaitable);
@@ -98,7 +98,7 @@ TEST(ConnectionBudget, ANeverReadingClientHoldsOneAnswerWhileTheBudgetIsUsedUp) 
 
 class SmallAnswers final : public RequestHandler {
 public:
-    asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes>,
+    asio::awaitable<std::optional<wire::Frame>> handle(std::shared_ptr<const wire::Bytes>,
                                                        const ConnectionInfo&) override {
         co_return wire::Bytes{0, 0, 0, 4, 'o', 'k', '.', '.'};
     }

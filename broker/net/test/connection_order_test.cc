@@ -45,7 +45,7 @@ public:
     StateHandler(const asio::any_io_executor& executor, bool writes_are_barriers)
         : suspension_(executor), writes_are_barriers_(writes_are_barriers) {}
 
-    asio::awaitable<std::optional<wire::Bytes>> handle(std::shared_ptr<const wire::Bytes> frame,
+    asio::awaitable<std::optional<wire::Frame>> handle(std::shared_ptr<const wire::Bytes> frame,
                                                        const ConnectionInfo&) override {
         const char op = static_cast<char>((*frame)[0]);
         if (op == 'W' || op == 'X') {

@@ -52,7 +52,7 @@ struct PartitionTest : ::testing::Test {
         return r.last_offset + 1;
     }
     static std::size_t visible_batches(const Partition& partition, FetchIsolation isolation) {
-        return storage::test::headers_of(partition.read(0, {.isolation = isolation}).records).size();
+        return storage::test::headers_of(partition.read(0, {.isolation = isolation}).records.bytes()).size();
     }
 };
 
@@ -164,7 +164,7 @@ TEST_F(PartitionTest, ParkedFetchWakesWhenTheHighWatermarkMoves) {
     EXPECT_EQ(result.error, ErrorCode::none);
     EXPECT_EQ(result.high_watermark, end);
     ASSERT_TRUE(result.records);
-    EXPECT_EQ(storage::test::headers_of(*result.records).size(), 1u);
+    EXPECT_EQ(storage::test::headers_of(result.records->bytes()).size(), 1u);
     EXPECT_TRUE(drained(io));
 }
 
@@ -175,7 +175,7 @@ TEST_F(PartitionTest, ANewEpochFencesOlderOnesAndStartsInTheHistory) {
     EXPECT_EQ(p->leader_epoch(), 1);
     append(*p, 3);  // epoch 1: offsets 5..7
     // The batches carry the epoch they were written in.
-    auto headers = storage::test::headers_of(p->read(0).records);
+    auto headers = storage::test::headers_of(p->read(0).records.bytes());
     ASSERT_EQ(headers.size(), 2u);
     EXPECT_EQ(headers[0].partition_leader_epoch, 0);
     EXPECT_EQ(headers[1].partition_leader_epoch, 1);

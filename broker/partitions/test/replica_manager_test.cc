@@ -99,7 +99,7 @@ TEST_F(Replicas, CreateTimeMaxTimestampComesFromTheRecords) {
     }
     EXPECT_EQ(partition()->log_end_offset(), 150);
     auto stored = partition()->read(0, {.max_bytes = 1 << 20}).records;
-    auto batches = records::split_batches(stored, false);
+    auto batches = records::split_batches(stored.bytes(), false);
     ASSERT_EQ(batches.size(), 30u);
     for (std::size_t i = 0; i < batches.size(); ++i) {
         auto h = records::parse_batch_header(batches[i]);
@@ -117,7 +117,7 @@ TEST_F(Replicas, LogAppendTimeReplacesTheMissingMaxTimestamp) {
         auto r = produce(sarama_batch(5, kTs, Compression::lz4));
         ASSERT_EQ(r.error, ErrorCode::none) << r.error_message;
         ASSERT_GT(r.log_append_time, 0);
-        auto h = records::parse_batch_header(partition()->read(r.base_offset).records);
+        auto h = records::parse_batch_header(partition()->read(r.base_offset).records.bytes());
         EXPECT_EQ(h.timestamp_type(), records::TimestampType::log_append_time);
         EXPECT_EQ(h.max_timestamp, r.log_append_time);
     }
@@ -204,7 +204,7 @@ TEST_F(Replicas, ParkedFetchWakesOnAppend) {
     const auto& result = (**fetched).at(0);
     EXPECT_EQ(result.error, ErrorCode::none);
     ASSERT_TRUE(result.records);
-    EXPECT_EQ(storage::test::headers_of(*result.records).size(), 1u);
+    EXPECT_EQ(storage::test::headers_of(result.records->bytes()).size(), 1u);
     EXPECT_EQ(result.high_watermark, 3);
     EXPECT_TRUE(drained(io));
 }

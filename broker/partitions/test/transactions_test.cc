@@ -212,7 +212,7 @@ struct TransactionsTest : ::testing::Test {
         std::filesystem::remove(tmp.path() / std::string(storage::kCleanShutdownFile));
         open();
     }
-    static std::vector<std::int64_t> offsets_of(const wire::Bytes& records) {
+    static std::vector<std::int64_t> offsets_of(wire::ByteSpan records) {
         std::vector<std::int64_t> out;
         for (auto batch : records::split_batches(records, false)) {
             auto h = records::parse_batch_header(batch);
@@ -262,7 +262,7 @@ TEST_F(TransactionsTest, AMarkerIsAControlBatchWithTheMarkerRecord) {
     append(*p, kPid, 0, 1);
     ASSERT_EQ(p->append_txn_marker(kPid, 0, 7, false).error, ErrorCode::none);
     auto read = p->read(1);
-    auto batches = records::split_batches(read.records, false);
+    auto batches = records::split_batches(read.records.bytes(), false);
     ASSERT_EQ(batches.size(), 1u);
     auto h = records::parse_batch_header(batches[0]);
     EXPECT_TRUE(h.is_control());
@@ -327,22 +327,22 @@ TEST_F(TransactionsTest, ReadCommittedStopsAtTheLsoAndReportsAbortedTransactions
 
     auto r = read_committed(*p, 0);
     ASSERT_EQ(r.error, ErrorCode::none);
-    EXPECT_EQ(offsets_of(r.records), (std::vector<std::int64_t>{0, 1, 2, 3}));
+    EXPECT_EQ(offsets_of(r.records.bytes()), (std::vector<std::int64_t>{0, 1, 2, 3}));
     ASSERT_TRUE(r.aborted_transactions);
     EXPECT_EQ(*r.aborted_transactions, (std::vector<AbortedTransaction>{{kPid, 0}}));
     // Past the aborted range: nothing to report, but a list all the same.
     auto after = read_committed(*p, 3);
     ASSERT_TRUE(after.aborted_transactions);
     EXPECT_TRUE(after.aborted_transactions->empty());
-    EXPECT_EQ(offsets_of(after.records), (std::vector<std::int64_t>{3}));
+    EXPECT_EQ(offsets_of(after.records.bytes()), (std::vector<std::int64_t>{3}));
     // read_uncommitted gets everything and no list.
     auto uncommitted = p->read(0);
     EXPECT_FALSE(uncommitted.aborted_transactions);
-    EXPECT_EQ(offsets_of(uncommitted.records).size(), 6u);
+    EXPECT_EQ(offsets_of(uncommitted.records.bytes()).size(), 6u);
 
     ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, false).error, ErrorCode::none);  // 6
     auto all = read_committed(*p, 0);
-    EXPECT_EQ(offsets_of(all.records).size(), 7u);
+    EXPECT_EQ(offsets_of(all.records.bytes()).size(), 7u);
     EXPECT_EQ(*all.aborted_transactions, (std::vector<AbortedTransaction>{{kPid, 0}, {kPid, 4}}));
 }
 

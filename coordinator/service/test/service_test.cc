@@ -331,7 +331,7 @@ TEST_F(CoordinatorServiceTest, StateSurvivesARestartInKafkasRecordFormat) {
     auto read = log->read(0);
     store::Replayer replay;
     int offset_records = 0;
-    store::for_each_record(read.records, 0, [&](const store::StoredRecord& r) {
+    store::for_each_record(read.records.bytes(), 0, [&](const store::StoredRecord& r) {
         if (r.key[1] == 1) ++offset_records;
         replay.apply(r.key, r.value, r.offset);
     });

@@ -262,7 +262,7 @@ protected:
         auto log = partitions_->get({std::string(kTransactionTopic), service_->partition_for(id)});
         if (!log) return out;
         auto read = log->read(0);
-        runtime::for_each_record(read.records, 0, [&](const runtime::StoredRecord& r) {
+        runtime::for_each_record(read.records.bytes(), 0, [&](const runtime::StoredRecord& r) {
             if (parse_txn_log_key(r.key) != id) return;
             if (r.value) {
                 out.emplace_back(parse_txn_log_value(*r.value));
