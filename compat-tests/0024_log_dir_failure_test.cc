@@ -3,7 +3,9 @@
 // log-dirs` (DescribeLogDirs) shows KafkaStorageException for it, its
 // partitions have no leader and refuse data, the metric counts it; the other
 // dir's partitions keep every message and take new ones. Losing the second
-// dir stops the broker with exit status 1, as Kafka halts.
+// dir stops the broker with exit status 1, as Kafka halts. A group
+// coordinator whose partition was in the failed dir resigns: FindCoordinator
+// answers COORDINATOR_NOT_AVAILABLE, as Kafka does for a partition without a leader.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -14,6 +16,7 @@
 #include "harness/broker_process.h"
 #include "harness/http_client.h"
 #include "harness/kafka_client.h"
+#include "harness/raw_connection.h"
 #include "harness/subprocess.h"
 #include "harness/wait.h"
 
@@ -128,6 +131,47 @@ TEST(LogDirFailure, AFailedDirGoesOfflineTheOtherServesAndLosingBothStopsTheBrok
     ASSERT_TRUE(status.has_value()) << "the broker kept running without a log dir\n" << broker.log_tail();
     EXPECT_EQ(*status, 1);
     EXPECT_NE(broker.log_tail().find("every log dir is offline"), std::string::npos) << broker.log_tail();
+}
+
+// FindCoordinator v0 for group `key`: the answer's error code.
+std::int16_t find_coordinator_error(const BrokerProcess& broker, const std::string& key) {
+    RawConnection c(broker.port());
+    std::vector<std::uint8_t> body{static_cast<std::uint8_t>(key.size() >> 8), static_cast<std::uint8_t>(key.size())};
+    body.insert(body.end(), key.begin(), key.end());
+    EXPECT_TRUE(c.send(request_frame(10, 0, 7, body)));
+    std::vector<std::uint8_t> frame;
+    EXPECT_EQ(c.read_frame(frame, 10s), RawConnection::ReadStatus::frame);
+    if (frame.size() < 6) return -1;
+    EXPECT_EQ(read_be32(frame, 0), 7);
+    return read_be16(frame, 4);
+}
+
+TEST(LogDirFailure, AGroupCoordinatorInAFailedDirResigns) {
+    TempDir disks("weir-disks");
+    const auto a = disks.path() / "a";
+    const auto b = disks.path() / "b";
+    BrokerProcess broker({.overrides = {{"log.dirs", a.string() + "," + b.string()},
+                                        {"offsets.topic.num.partitions", "1"},
+                                        {"replica.high.watermark.checkpoint.interval.ms", "200"}}});
+    broker.start();
+    // The first ask creates __consumer_offsets; the coordinator is ready once it is loaded.
+    ASSERT_TRUE(wait_until([&] { return find_coordinator_error(broker, "g") == 0; }, 20s)) << broker.log_tail();
+    const auto offsets_dir = std::filesystem::exists(a / "__consumer_offsets-0") ? a : b;
+    ASSERT_TRUE(std::filesystem::exists(offsets_dir / "__consumer_offsets-0"));
+
+    std::filesystem::remove_all(offsets_dir);
+    std::int16_t error = 0;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            error = find_coordinator_error(broker, "g");
+            return error != 0;
+        },
+        20s))
+        << "the broker still coordinates from a failed dir\n"
+        << broker.log_tail();
+    EXPECT_EQ(error, 15) << "COORDINATOR_NOT_AVAILABLE";
+    EXPECT_TRUE(broker.running());
+    EXPECT_NE(broker.log_tail().find("offline"), std::string::npos) << broker.log_tail();
 }
 
 }  // namespace

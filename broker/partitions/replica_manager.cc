@@ -220,9 +220,10 @@ void ReplicaManager::checkpoint_high_watermarks() {
     }
 }
 
-void ReplicaManager::fail_offline_waiters() {
+void ReplicaManager::log_dir_failed() {
     for (const auto& [tp, partition] : partitions_)
         if (partition->offline()) partition->abort_waiters(ErrorCode::kafka_storage_error);
+    offline_listeners_.notify();
 }
 
 void ReplicaManager::wake_all() {

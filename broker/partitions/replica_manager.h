@@ -143,9 +143,16 @@ public:
     // Shutdown: parked fetches wake and return, acks=all waiters fail with
     // REQUEST_TIMED_OUT, and nothing parks any more.
     void wake_all();
-    // acks=all produces and parked fetches of partitions whose log dir failed
-    // end with KAFKA_STORAGE_ERROR (Kafka's DelayedProduce does) instead of timing out.
-    void fail_offline_waiters();
+    // A log dir failed: acks=all produces and parked fetches of its
+    // partitions end with KAFKA_STORAGE_ERROR (Kafka's DelayedProduce does)
+    // instead of timing out, and the offline listeners are told.
+    void log_dir_failed();
+    // Called after a log dir fails (the coordinators resign the partitions
+    // of theirs that were in it, as Kafka's handleLogDirFailure has them do).
+    ChangeListeners::Id add_offline_listener(std::function<void()> listener) {
+        return offline_listeners_.add(std::move(listener));
+    }
+    void remove_offline_listener(ChangeListeners::Id id) { offline_listeners_.remove(id); }
 
     // ---- replication (leaders) ----
     // How a leader asks for a new ISR (the metadata store writes it, fenced
@@ -164,6 +171,7 @@ public:
     [[nodiscard]] std::vector<std::shared_ptr<Partition>> hosted() const;
 
 private:
+    ChangeListeners offline_listeners_;
     std::shared_ptr<Partition> get_or_create(const TopicPartition& tp);
     // `dir`'s checkpoint as found at start, read on first use.
     storage::OffsetCheckpoint& restored_high_watermarks(const std::filesystem::path& dir);

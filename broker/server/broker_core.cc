@@ -74,7 +74,7 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
         // Not from inside the failed call: its caller still holds the partition.
         boost::asio::post(executor_, [this, alive = std::weak_ptr<bool>(alive_)] {
             if (alive.expired()) return;  // the core is gone
-            if (partitions_) partitions_->fail_offline_waiters();
+            if (partitions_) partitions_->log_dir_failed();
             if (on_log_dir_offline_) on_log_dir_offline_();
         });
     };

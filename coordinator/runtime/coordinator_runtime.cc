@@ -33,6 +33,7 @@ CoordinatorRuntime::CoordinatorRuntime(metadata::MetadataStore& metadata, partit
 CoordinatorRuntime::~CoordinatorRuntime() {
     *alive_ = false;
     if (listener_) metadata_.remove_listener(*listener_);
+    if (offline_listener_) partitions_.remove_offline_listener(*offline_listener_);
 }
 
 void CoordinatorRuntime::start() {
@@ -45,6 +46,8 @@ void CoordinatorRuntime::start() {
             if (auto a = alive.lock(); a && *a) on_metadata_change(change);
         });
     });
+    // Called on our executor (the broker core posts it there).
+    offline_listener_ = partitions_.add_offline_listener([this] { refresh_ownership(); });
     refresh_ownership();
     for (auto& task : periodic_tasks_) task->start();
 }
@@ -95,6 +98,11 @@ std::shared_ptr<partitions::Partition> CoordinatorRuntime::partition(std::int32_
     return partitions_.get({options_.topic.name, partition});
 }
 
+bool CoordinatorRuntime::offline_here(std::int32_t partition) const {
+    auto local = this->partition(partition);
+    return local && local->offline();
+}
+
 Task<metadata::TopicPtr> CoordinatorRuntime::ensure_topic() {
     const auto& spec = options_.topic;
     if (auto topic = metadata_.topic(spec.name)) co_return topic;
@@ -125,8 +133,9 @@ void CoordinatorRuntime::refresh_ownership() {
     if (topic) {
         num_partitions_ = std::max<std::int32_t>(static_cast<std::int32_t>(topic->partitions.size()), 1);
         auto me = metadata_.local_broker_id();
+        // A partition whose log dir failed is resigned, as Kafka's coordinators do.
         for (const auto& p : topic->partitions)
-            if (p.leader == me) led.insert(p.partition);
+            if (p.leader == me && !offline_here(p.partition)) led.insert(p.partition);
     }
     std::vector<std::int32_t> lost;
     for (const auto& [p, owned] : owned_)
@@ -151,6 +160,9 @@ Task<Location> CoordinatorRuntime::locate(std::string key, std::string listener)
     }
     auto p = options_.partitioner(key, static_cast<std::int32_t>(topic->partitions.size()));
     auto leader = topic->partitions[static_cast<std::size_t>(p)].leader;
+    // Led here but in a failed log dir: no coordinator (Kafka's metadata has
+    // no leader for it).
+    if (leader == metadata_.local_broker_id() && offline_here(p)) leader = -1;
     auto snapshot = metadata_.snapshot();
     const auto* b = leader >= 0 ? snapshot->broker(leader) : nullptr;
     const auto* endpoint = b ? b->endpoint(listener) : nullptr;

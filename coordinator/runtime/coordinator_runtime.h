@@ -25,6 +25,7 @@
 
 #include "broker/config/topic_config.h"
 #include "broker/metadata/metadata_store.h"
+#include "broker/partitions/waiters.h"
 #include "coordinator/runtime/live_records.h"
 #include "coordinator/runtime/record_batches.h"
 #include "coordinator/runtime/timers.h"
@@ -172,6 +173,8 @@ private:
     [[nodiscard]] TimeMs now() const { return options_.clock(); }
     Appended append_batch(std::int32_t partition, const std::vector<KeyValue>& records, std::optional<TxnProducer> txn);
     [[nodiscard]] std::shared_ptr<partitions::Partition> partition(std::int32_t partition) const;
+    // This broker hosts the partition in a failed log dir.
+    [[nodiscard]] bool offline_here(std::int32_t partition) const;
     void refresh_ownership();
     void on_metadata_change(const metadata::MetadataChange& change);
     Task<metadata::TopicPtr> ensure_topic();
@@ -192,6 +195,7 @@ private:
     std::vector<std::unique_ptr<DeadlineTimer>> deadline_timers_;
     std::vector<std::unique_ptr<PeriodicTask>> periodic_tasks_;
     std::optional<metadata::MetadataStore::ListenerId> listener_;
+    std::optional<partitions::ChangeListeners::Id> offline_listener_;
     // Lets posted callbacks and loads notice the runtime is gone.
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
