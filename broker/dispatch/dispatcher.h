@@ -53,14 +53,13 @@ wire::Frame encode_response_frame(const Response& response, std::int32_t correla
     std::size_t body = response.size(version);
     std::size_t total = protocol::response_header_size(header_version) + body;
     wire::Frame out;
-    out.bytes.reserve(4 + total);
-    // Records that stay in their files (Fetch) are sent from there.
+    // A Fetch answer's records may stay in their files and be sent from there:
+    // its size counts them, so its buffer grows as written instead.
+    if constexpr (!std::is_same_v<Response, msg::FetchResponse>) out.bytes.reserve(4 + total);
     wire::Writer w(out.bytes, &out.splices);
     w.int32(static_cast<std::int32_t>(total));
     protocol::encode_response_header(w, correlation_id, header_version);
     response.encode(w, version);
-    // Whatever was copied rather than spliced is in the buffer now.
-    if (!out.splices.empty()) out.bytes.shrink_to_fit();
     return out;
 }
 

@@ -102,7 +102,12 @@ bool contains_zstd(wire::ByteSpan records) {
 partitions::RecordsConverter converter_for(std::int16_t version) {
     if (version >= 10) return {};
     return [version](wire::RecordsData& records) {
-        const auto copy = records.file_region() ? records.contents() : wire::Bytes();
+        wire::Bytes copy;
+        try {
+            if (records.file_region()) copy = records.contents();
+        } catch (const std::runtime_error&) {
+            return ErrorCode::kafka_storage_error;  // the segment failed or was cut under the read
+        }
         const auto bytes = records.file_region() ? wire::ByteSpan(copy) : records.bytes();
         if (contains_zstd(bytes)) return ErrorCode::unsupported_compression_type;
         if (version > 3) return ErrorCode::none;

@@ -480,7 +480,7 @@ class Gen:
         c.open(f"void {qual}::encode(wire::Writer& out, [[maybe_unused]] std::int16_t version) const")
         if top:
             c(f"if (version < min_version || version > max_version) {check.format('false')}",
-              "out.buffer().reserve(out.size() + size(version));")
+              "out.reserve_more(size(version));")
         c(f"[[maybe_unused]] const bool flexible = {flexc};")
         for f in fields:
             _, untagged, _ = self.ranges(f, ctx)

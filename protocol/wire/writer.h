@@ -121,6 +121,12 @@ public:
         std::memcpy(out_.data() + at, &u, 4);
     }
 
+    // Room for `n` more bytes, unless collecting splices: then `n` counts file
+    // regions that never enter the buffer, which grows as written instead.
+    void reserve_more(std::size_t n) {
+        if (!splices_) out_.reserve(out_.size() + n);
+    }
+
     [[nodiscard]] std::size_t size() const { return out_.size(); }
     Bytes& buffer() { return out_; }
 

@@ -67,6 +67,7 @@ private:
 struct Exchange {
     wire::Bytes received;
     bool closed_early = false;
+    bool server_closed = false;  // the server's side of the connection, once the client has left
 };
 
 // Sends `requests` (8-byte frames) pipelined, waits a moment so the server's
@@ -75,11 +76,12 @@ Exchange exchange(FileHandler& handler, std::string requests, std::size_t expect
     asio::io_context io;
     tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
     Exchange result;
+    std::shared_ptr<Connection> server;
     acceptor.async_accept([&](boost::system::error_code ec, tcp::socket socket) {
         ASSERT_FALSE(ec) << ec.message();
-        std::make_shared<Connection>(std::move(socket), handler, ConnectionLimits{},
-                                     ConnectionInfo{1, "test", "PLAINTEXT"})
-            ->start();
+        server = std::make_shared<Connection>(std::move(socket), handler, ConnectionLimits{},
+                                              ConnectionInfo{1, "test", "PLAINTEXT"});
+        server->start();
     });
     asio::co_spawn(
         io,
@@ -104,6 +106,7 @@ Exchange exchange(FileHandler& handler, std::string requests, std::size_t expect
             client.close();
             asio::steady_timer linger(io, std::chrono::milliseconds(300));
             co_await linger.async_wait(asio::use_awaitable);
+            result.server_closed = server && !server->is_open();
             io.stop();
         },
         asio::detached);
@@ -161,6 +164,8 @@ TEST_F(ConnectionSendfileTest, AClientThatLeavesMidAnswerOnlyClosesItsConnection
     // socket is closed with data unread); then a new client is served whole.
     auto left = exchange(handler, "FF", 1000);
     EXPECT_FALSE(left.closed_early);
+    // The failed sendfile (EPIPE or a reset) ended it, not a timeout.
+    EXPECT_TRUE(left.server_closed);
     auto next = exchange(handler, "M", 9);
     EXPECT_FALSE(next.closed_early);
     EXPECT_EQ(next.received, pattern(9, 200));

@@ -81,6 +81,7 @@ TEST_F(ZeroCopyRead, ReturnsTheBatchesACopyingReadReturnsForEveryBudget) {
             total += got[i].total_size();
         }
         EXPECT_TRUE(total <= options.max_bytes || got.size() == 1);
+        EXPECT_LT(got.back().last_offset(), options.max_offset);
         EXPECT_EQ(referred.next_offset, got.back().last_offset() + 1);
         const auto next = first + got.size();
         if (next < batches.size() && batches[next].last_offset() < options.max_offset &&
