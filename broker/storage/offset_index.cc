@@ -29,42 +29,38 @@ std::optional<OffsetPosition> OffsetIndex::last_entry() const {
     return entry(entries() - 1);
 }
 
-OffsetPosition OffsetIndex::lookup(std::int64_t target) const {
-    // Largest i with entry(i).offset <= target.
-    std::size_t lo = 0, hi = entries();
+namespace {
+
+// How many leading entries `holds` is true for: entries grow in both offset
+// and position, so a bound on either holds for a prefix (binary search).
+template <typename Pred>
+std::size_t prefix_length(const OffsetIndex& index, Pred holds) {
+    std::size_t lo = 0, hi = index.entries();
     while (lo < hi) {
         auto mid = lo + (hi - lo) / 2;
-        if (entry(mid).offset <= target)
+        if (holds(index.entry(mid)))
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0) return {base_offset(), 0};
-    return entry(lo - 1);
+    return lo;
+}
+
+}  // namespace
+
+OffsetPosition OffsetIndex::lookup(std::int64_t target) const {
+    auto n = prefix_length(*this, [target](const OffsetPosition& e) { return e.offset <= target; });
+    if (n == 0) return {base_offset(), 0};
+    return entry(n - 1);
 }
 
 std::uint32_t OffsetIndex::position_floor(std::uint64_t position) const {
-    std::size_t lo = 0, hi = entries();
-    while (lo < hi) {
-        auto mid = lo + (hi - lo) / 2;
-        if (entry(mid).position <= position)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo == 0 ? 0 : entry(lo - 1).position;
+    auto n = prefix_length(*this, [position](const OffsetPosition& e) { return e.position <= position; });
+    return n == 0 ? 0 : entry(n - 1).position;
 }
 
 void OffsetIndex::truncate_to(std::int64_t offset) {
-    std::size_t lo = 0, hi = entries();
-    while (lo < hi) {  // first entry with offset >= `offset`
-        auto mid = lo + (hi - lo) / 2;
-        if (entry(mid).offset < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    truncate_entries(lo);
+    truncate_entries(prefix_length(*this, [offset](const OffsetPosition& e) { return e.offset < offset; }));
 }
 
 bool OffsetIndex::sanity_check(std::uint64_t log_size) const {

@@ -1,9 +1,7 @@
 // Responses whose records stay in a file: the connection sends the frame's
 // bytes and the file's around them in order (sendfile), through a client that
 // reads slowly, and closes the connection when the file no longer holds them.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
@@ -21,20 +19,13 @@
 
 #include "broker/common/temp_dir.h"
 #include "broker/net/connection.h"
+#include "broker/storage/file.h"
 
 namespace weir::net {
 namespace {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
-
-struct OpenFile {
-    explicit OpenFile(const std::filesystem::path& path) : fd(::open(path.c_str(), O_RDONLY)) {}
-    OpenFile(const OpenFile&) = delete;
-    OpenFile& operator=(const OpenFile&) = delete;
-    ~OpenFile() { ::close(fd); }
-    int fd;
-};
 
 wire::Bytes pattern(std::size_t n, std::uint8_t seed) {
     wire::Bytes out(n);
@@ -46,21 +37,21 @@ wire::Bytes pattern(std::size_t n, std::uint8_t seed) {
 // position 100, 3 bytes; and request 'M' with 9 bytes in memory.
 class FileHandler final : public RequestHandler {
 public:
-    FileHandler(std::shared_ptr<OpenFile> file, std::size_t region_length)
+    FileHandler(std::shared_ptr<const storage::File> file, std::size_t region_length)
         : file_(std::move(file)), region_length_(region_length) {}
 
     asio::awaitable<std::optional<wire::Frame>> handle(std::shared_ptr<const wire::Bytes> frame,
                                                        const ConnectionInfo&) override {
         if ((*frame)[0] == 'M') co_return pattern(9, 200);
         wire::Frame out(pattern(5, 1));
-        out.splices.push_back({5, wire::FileRegion{file_->fd, 100, region_length_, file_}});
+        out.splices.push_back({5, wire::FileRegion{file_->fd(), 100, region_length_, file_}});
         auto tail = pattern(3, 50);
         out.bytes.insert(out.bytes.end(), tail.begin(), tail.end());
         co_return out;
     }
 
 private:
-    std::shared_ptr<OpenFile> file_;
+    std::shared_ptr<const storage::File> file_;
     std::size_t region_length_;
 };
 
@@ -121,6 +112,10 @@ struct ConnectionSendfileTest : ::testing::Test {
     // connection waits for the client in the middle of sending from the file.
     wire::Bytes contents = pattern(8 << 20, 9);
 
+    std::shared_ptr<const storage::File> open_file() const {
+        return std::make_shared<const storage::File>(storage::File::open_read_only(path));
+    }
+
     void SetUp() override {
         std::signal(SIGPIPE, SIG_IGN);  // as the broker's main does
         std::ofstream(path, std::ios::binary)
@@ -130,7 +125,7 @@ struct ConnectionSendfileTest : ::testing::Test {
 
 TEST_F(ConnectionSendfileTest, FileRegionsGoOutInPlaceAndInOrder) {
     const std::size_t region = contents.size() - 100;
-    FileHandler handler(std::make_shared<OpenFile>(path), region);
+    FileHandler handler(open_file(), region);
     const std::size_t frame = 5 + region + 3;
     auto got = exchange(handler, "FMF", frame + 9 + frame);
     ASSERT_FALSE(got.closed_early) << got.received.size();
@@ -152,14 +147,14 @@ TEST_F(ConnectionSendfileTest, FileRegionsGoOutInPlaceAndInOrder) {
 TEST_F(ConnectionSendfileTest, ARegionPastTheFilesEndClosesTheConnection) {
     // The file was truncated under the answer: what it still holds is sent,
     // then the connection closes rather than sending a short frame's tail.
-    FileHandler handler(std::make_shared<OpenFile>(path), contents.size());
+    FileHandler handler(open_file(), contents.size());
     auto got = exchange(handler, "FM", 5 + contents.size() + 3 + 9);
     EXPECT_TRUE(got.closed_early);
     EXPECT_EQ(got.received.size(), 5 + contents.size() - 100);
 }
 
 TEST_F(ConnectionSendfileTest, AClientThatLeavesMidAnswerOnlyClosesItsConnection) {
-    FileHandler handler(std::make_shared<OpenFile>(path), contents.size() - 100);
+    FileHandler handler(open_file(), contents.size() - 100);
     // Reads a little of two 8 MB answers and disconnects (a reset, as the
     // socket is closed with data unread); then a new client is served whole.
     auto left = exchange(handler, "FF", 1000);
