@@ -184,6 +184,14 @@ asio::awaitable<std::string> render_metrics(const AdminContext& context, std::si
     // Kafka's kafka.log:type=LogManager,name=OfflineLogDirectoryCount.
     w.family("weir_offline_log_dirs", "gauge", "Log dirs taken offline after a failure of their disk.");
     w.sample("weir_offline_log_dirs", {}, context.metrics.offline_log_dirs());
+    if (const auto* open_files = context.logs.open_files()) {
+        w.family("weir_log_open_files", "gauge",
+                 "Segment files held open or mapped now (weir.log.max.open.files bounds them).");
+        w.sample("weir_log_open_files", {}, static_cast<std::uint64_t>(open_files->open()));
+        w.family("weir_log_open_files_closed_total", "counter",
+                 "Segment files closed to stay within weir.log.max.open.files (reopened when next used).");
+        w.sample("weir_log_open_files_closed_total", {}, open_files->closed_for_budget());
+    }
     const auto& scrub = context.metrics.scrub();
     w.family("weir_log_scrub_bytes_total", "counter", "Bytes of closed segments the background scrub checked.");
     w.sample("weir_log_scrub_bytes_total", {}, scrub.bytes);

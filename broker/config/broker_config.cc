@@ -273,6 +273,7 @@ BrokerConfig build_broker_config(const ConfigMap& props, std::vector<std::string
     cfg.connections_max_idle_ms = v.num("connections.max.idle.ms");
     cfg.connection_stall_timeout_ms = v.num("weir.connection.stall.timeout.ms");
     cfg.fetch_zero_copy = v.flag("weir.fetch.zero.copy");
+    cfg.log_max_open_files = v.i32("weir.log.max.open.files");
     cfg.queued_max_request_bytes = v.num("queued.max.request.bytes");
     cfg.max_connections = v.i32("max.connections");
     cfg.max_connections_per_ip = v.i32("max.connections.per.ip");

@@ -51,6 +51,7 @@ struct BrokerConfig {
     std::int64_t connections_max_idle_ms = 600000;
     std::int64_t connection_stall_timeout_ms = 30000;  // weir.connection.stall.timeout.ms
     bool fetch_zero_copy = true;                       // weir.fetch.zero.copy
+    std::int32_t log_max_open_files = 8192;            // weir.log.max.open.files
     std::int64_t queued_max_request_bytes = -1;
     std::int32_t max_connections = 2147483647;
     std::int32_t max_connections_per_ip = 2147483647;

@@ -94,6 +94,12 @@ const ConfigKey kBrokerKeys[] = {
     {"weir.log.scrub.interval.ms", T::int64, "3600000", I::low,
      "Pause between the end of one scrub pass over every log and the start of the next.", V::at_least(0), false,
      true},
+    {"weir.log.max.open.files", T::int32, "8192", I::medium,
+     "Segment files a broker keeps open at once across all its partitions: each .log descriptor and each "
+     "memory-mapped index counts one. Past it the least recently used are closed and reopened when next read "
+     "or written, so descriptors and mappings stay bounded however many partitions the broker hosts; 0 keeps "
+     "every one open, as Kafka does. Values below 8 count as 8.",
+     V::at_least(0), false, true},
     {"weir.connection.stall.timeout.ms", T::int64, "30000", I::medium,
      "A connection that stops sending in the middle of a request frame, or stops reading in the middle of a "
      "response, is closed after this many milliseconds; 0 disables.",

@@ -301,7 +301,8 @@ public:
     // producer.id.expiration.ms.
     void remove_expired_producers(std::int64_t now_ms, std::int64_t expiration_ms);
     // Clean shutdown: the producer state at the log end, so that the next
-    // start-up reads it instead of the log.
+    // start-up reads it instead of the log. Not fsynced: the log manager's
+    // shutdown, which must follow, syncs it with the logs.
     void write_producer_snapshot();
 
 private:
@@ -320,7 +321,7 @@ private:
     void record_completed_txns(const std::vector<CompletedTxn>& completed);
     // The producer batches of whole `batches` as the log holds them.
     static std::vector<ProducerBatchView> producer_batches(std::span<const std::uint8_t> batches);
-    void take_producer_snapshot(std::int64_t offset);
+    void take_producer_snapshot(std::int64_t offset, storage::Durability durability = storage::Durability::now);
 
     TopicPartition tp_;
     std::int32_t local_broker_id_;
@@ -355,6 +356,8 @@ private:
     std::int64_t high_watermark_ = 0;
 
     ProducerStateManager producer_state_;
+    // Of the newest producer state snapshot written or loaded; -1: none.
+    std::int64_t snapshot_offset_ = -1;
 
     HighWatermarkWaiters high_watermark_waiters_;
     ChangeListeners change_listeners_;

@@ -14,6 +14,7 @@ namespace weir::partitions {
 
 void Partition::load_producer_state() {
     producer_state_.clear();
+    snapshot_offset_ = -1;
     const auto end = log_->log_end_offset();
     std::int64_t from = log_->log_start_offset();
     auto snapshots = storage::list_producer_snapshots(log_->dir());
@@ -26,6 +27,7 @@ void Partition::load_producer_state() {
         }
         try {
             producer_state_.load_snapshot(storage::read_producer_snapshot(log_->dir(), offset));
+            snapshot_offset_ = offset;
             from = std::max(from, offset);
             break;
         } catch (const std::exception& e) {
@@ -71,11 +73,12 @@ void Partition::replay_producer_state(std::int64_t from) {
     producer_state_.on_high_watermark(std::max(high_watermark_, log_->log_start_offset()));
 }
 
-void Partition::take_producer_snapshot(std::int64_t offset) {
+void Partition::take_producer_snapshot(std::int64_t offset, storage::Durability durability) {
     // Kafka keeps one per segment; the newest few are all recovery reads.
     constexpr std::size_t kSnapshotsKept = 3;
     try {
-        storage::write_producer_snapshot(log_->dir(), offset, producer_state_.to_snapshot());
+        storage::write_producer_snapshot(log_->dir(), offset, producer_state_.to_snapshot(), durability);
+        snapshot_offset_ = offset;
         auto snapshots = storage::list_producer_snapshots(log_->dir());
         for (std::size_t i = 0; i + kSnapshotsKept < snapshots.size(); ++i)
             storage::delete_producer_snapshot(log_->dir(), snapshots[i]);
@@ -89,7 +92,13 @@ void Partition::take_producer_snapshot(std::int64_t offset) {
 
 void Partition::write_producer_snapshot() {
     if (!log_->is_open() || log_->offline()) return;
-    take_producer_snapshot(log_->log_end_offset());
+    // As Kafka's takeSnapshot: nothing was appended since the newest one (a
+    // broker of 10,000 idle partitions would otherwise rewrite and fsync
+    // 10,000 files at every shutdown).
+    if (log_->log_end_offset() == snapshot_offset_) return;
+    // Made durable with the logs by the log manager's shutdown (one syncfs
+    // before the clean-shutdown marker); a torn one fails its CRC at load.
+    take_producer_snapshot(log_->log_end_offset(), storage::Durability::deferred);
 }
 
 void Partition::remove_expired_producers(std::int64_t now_ms, std::int64_t expiration_ms) {

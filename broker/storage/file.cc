@@ -16,6 +16,10 @@ void throw_errno(const std::string& what, int err) { throw StorageError(what + "
 
 bool StorageError::out_of_space() const { return error_number_ == ENOSPC || error_number_ == EDQUOT; }
 
+bool StorageError::out_of_process_resources() const {
+    return error_number_ == EMFILE || error_number_ == ENFILE || error_number_ == ENOMEM;
+}
+
 File File::open(const std::filesystem::path& path, bool create) {
     int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
     int fd = ::open(path.c_str(), flags, 0644);
@@ -96,19 +100,29 @@ void sync_dir(const std::filesystem::path& dir) {
     if (rc != 0) throw_errno("fsync dir " + dir.string(), err);
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+void sync_file_system(const std::filesystem::path& dir) {
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) throw_errno("open dir " + dir.string(), errno);
+    // Reports write-back errors of the file system since Linux 5.8.
+    int rc = ::syncfs(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) throw_errno("syncfs " + dir.string(), err);
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content, Durability durability) {
     auto tmp = path;
     tmp += ".tmp";
     {
         auto file = File::open(tmp, true);
         file.truncate(0);
         file.pwrite_all({reinterpret_cast<const std::uint8_t*>(content.data()), content.size()}, 0);
-        file.sync();
+        if (durability == Durability::now) file.sync();
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) throw StorageError("rename " + tmp.string() + ": " + ec.message(), ec.value());
-    sync_dir(path.parent_path());
+    if (durability == Durability::now) sync_dir(path.parent_path());
 }
 
 }  // namespace weir::storage

@@ -43,7 +43,19 @@ private:
 // fsync a directory so entries created/renamed/removed in it are durable.
 void sync_dir(const std::filesystem::path& dir);
 
-// Replaces `path` with `content` via a fsynced temp file and rename.
-void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+// Writes back every dirty page and inode of the file system holding `dir`
+// (syncfs): one call where a shutdown would otherwise fsync thousands of files.
+void sync_file_system(const std::filesystem::path& dir);
+
+enum class Durability {
+    now,       // fsynced before returning
+    deferred,  // the caller syncs the file system before relying on it
+};
+
+// Replaces `path` with `content` via a temp file and rename, fsyncing both
+// unless deferred (then a crash before the sync may leave a torn file, which
+// readers of the deferred files detect).
+void write_file_atomically(const std::filesystem::path& path, std::string_view content,
+                           Durability durability = Durability::now);
 
 }  // namespace weir::storage

@@ -43,6 +43,8 @@ struct LogManagerOptions {
     CleanerOptions cleaner;
     // Called once when a log dir goes offline (see LogDirHealth).
     LogDirHealth::OfflineListener on_dir_offline;
+    // Segment files held open or mapped at once, across every log (0: no limit).
+    std::size_t max_open_files = 0;
 };
 
 class LogManager {
@@ -95,6 +97,8 @@ public:
         checkpoint();
     }
 
+    // The budget of open segment files; null when weir.log.max.open.files is 0.
+    [[nodiscard]] const OpenFiles* open_files() const { return open_files_.get(); }
     // Flushes and closes every log, writes checkpoints and the clean-shutdown marker.
     void shutdown();
 
@@ -135,6 +139,7 @@ private:
     std::function<LogConfig(const std::string&)> config_for_topic_;
     VisibleOffsetsLookup visible_offsets_;
     Clock clock_;
+    std::shared_ptr<OpenFiles> open_files_;
     std::map<TopicPartition, Entry> logs_;
     LogCleanerManager cleaner_;
     bool shut_down_ = false;

@@ -20,8 +20,9 @@ class OffsetIndex : public IndexFile {
 public:
     static constexpr std::size_t kEntrySize = 8;
 
-    OffsetIndex(const std::filesystem::path& path, std::int64_t base_offset, std::size_t max_bytes)
-        : IndexFile(path, base_offset, kEntrySize, max_bytes) {}
+    OffsetIndex(const std::filesystem::path& path, std::int64_t base_offset, std::size_t max_bytes,
+                std::shared_ptr<OpenFiles> budget = nullptr)
+        : IndexFile(path, base_offset, kEntrySize, max_bytes, std::move(budget)) {}
 
     // Offsets must increase; throws StorageError otherwise or when full.
     void append(std::int64_t offset, std::uint32_t position);

@@ -6,6 +6,7 @@
 
 #include "broker/common/logging.h"
 #include "broker/storage/batch_scanner.h"
+#include "protocol/wire/writer.h"
 
 namespace weir::storage {
 namespace {
@@ -63,7 +64,11 @@ void complete_swaps(const std::filesystem::path& dir, const std::string& name) {
 }  // namespace
 
 PartitionLog::PartitionLog(std::filesystem::path dir, TopicPartition tp, LogConfig config, LoadOptions options)
-    : dir_(std::move(dir)), tp_(std::move(tp)), config_(config), clock_(std::move(options.clock)) {
+    : dir_(std::move(dir)),
+      tp_(std::move(tp)),
+      config_(config),
+      clock_(std::move(options.clock)),
+      open_files_(std::move(options.open_files)) {
     if (!clock_) clock_ = system_clock_ms();
     load(options);
 }
@@ -72,7 +77,7 @@ PartitionLog::~PartitionLog() { release(); }
 
 SegmentOptions PartitionLog::segment_options() const {
     return {static_cast<std::size_t>(std::max(config_.segment_index_bytes, 64)),
-            static_cast<std::uint32_t>(std::max(config_.index_interval_bytes, 0))};
+            static_cast<std::uint32_t>(std::max(config_.index_interval_bytes, 0)), open_files_};
 }
 
 void PartitionLog::set_config(LogConfig config) { config_ = config; }
@@ -262,9 +267,10 @@ void PartitionLog::roll(std::int64_t new_base) {
     if (roll_hook_) roll_hook_(new_base);
 }
 
-void PartitionLog::flush_up_to(std::int64_t offset) {
+void PartitionLog::flush_up_to(std::int64_t offset, Durability durability) {
     if (offset > recovery_point_) {
-        for (auto it = segments_.begin(); it != segments_.end() && it->first < offset; ++it) {
+        for (auto it = segments_.begin(); durability == Durability::now && it != segments_.end() && it->first < offset;
+             ++it) {
             auto next = std::next(it);
             if (next != segments_.end() && next->first <= recovery_point_) continue;
             it->second.flush();
@@ -275,9 +281,9 @@ void PartitionLog::flush_up_to(std::int64_t offset) {
     unflushed_messages_ = 0;
 }
 
-void PartitionLog::flush() {
+void PartitionLog::flush(Durability durability) {
     ensure_open();
-    flush_up_to(log_end_offset_);
+    flush_up_to(log_end_offset_, durability);
 }
 
 void PartitionLog::flush_if_due() {
@@ -314,7 +320,10 @@ ReadResult PartitionLog::read(std::int64_t offset, const ReadOptions& options) c
             if (auto slice = it->second.slice(offset, options.max_bytes, bound, options.min_one_batch)) {
                 if (slice->length == 0) break;
                 r.next_offset = slice->next_offset;
-                if (options.zero_copy) {
+                // Smaller reads are copied into the answer anyway; a region
+                // would only hold a descriptor until then, one per partition
+                // of the Fetch (past the open-files budget and the fd limit).
+                if (options.zero_copy && slice->length >= wire::kMinSplicedBytes) {
                     auto file = it->second.log_file();
                     r.region = wire::FileRegion{file->fd(), slice->position, slice->length, std::move(file)};
                 } else {

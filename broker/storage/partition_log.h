@@ -36,6 +36,8 @@ struct LoadOptions {
     // From log-start-offset-checkpoint (DeleteRecords may put it mid-segment).
     std::int64_t log_start_offset = 0;
     Clock clock = system_clock_ms();
+    // The broker's budget of open segment files (none: every one stays open).
+    std::shared_ptr<OpenFiles> open_files;
 };
 
 struct AppendResult {
@@ -140,7 +142,9 @@ public:
     void truncate_fully_and_start_at(std::int64_t offset);
 
     // fsync everything up to the log end; advances the recovery point.
-    void flush();
+    // Deferred: the caller syncs the file system (a shutdown) before the
+    // recovery point is relied on.
+    void flush(Durability durability = Durability::now);
     // flush.ms: flush if the interval has passed (called periodically).
     void flush_if_due();
 
@@ -197,7 +201,7 @@ private:
     // `first`), write, move the log end to `next`, flush if due.
     void write(std::span<const std::uint8_t> batches, std::int64_t first, std::int64_t next, std::int64_t max_timestamp,
                std::int64_t records, std::int64_t now);
-    void flush_up_to(std::int64_t offset);
+    void flush_up_to(std::int64_t offset, Durability durability = Durability::now);
     // Deletes segments from the front while `predicate(segment, next)` holds, never the active one.
     template <typename Pred>
     std::size_t delete_old_segments(Pred predicate);
@@ -209,6 +213,7 @@ private:
     TopicPartition tp_;
     LogConfig config_;
     Clock clock_;
+    std::shared_ptr<OpenFiles> open_files_;
     std::map<std::int64_t, Segment> segments_;
     std::int64_t log_start_offset_ = 0;
     std::int32_t leader_epoch_ = 0;

@@ -84,10 +84,10 @@ std::vector<std::int64_t> list_producer_snapshots(const std::filesystem::path& d
 }
 
 void write_producer_snapshot(const std::filesystem::path& dir, std::int64_t offset,
-                             const std::vector<ProducerSnapshotEntry>& entries) {
+                             const std::vector<ProducerSnapshotEntry>& entries, Durability durability) {
     const auto bytes = encode_producer_snapshot(entries);
     write_file_atomically(snapshot_path(dir, offset),
-                          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+                          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), durability);
 }
 
 std::vector<ProducerSnapshotEntry> read_producer_snapshot(const std::filesystem::path& dir, std::int64_t offset) {

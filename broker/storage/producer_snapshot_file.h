@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "broker/storage/file.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::storage {
@@ -38,7 +39,8 @@ std::vector<ProducerSnapshotEntry> decode_producer_snapshot(wire::ByteSpan data)
 // The offsets of the snapshot files in `dir`, ascending.
 std::vector<std::int64_t> list_producer_snapshots(const std::filesystem::path& dir);
 void write_producer_snapshot(const std::filesystem::path& dir, std::int64_t offset,
-                             const std::vector<ProducerSnapshotEntry>& entries);
+                             const std::vector<ProducerSnapshotEntry>& entries,
+                             Durability durability = Durability::now);
 // Throws wire::DecodeError (corrupt) or StorageError (unreadable).
 std::vector<ProducerSnapshotEntry> read_producer_snapshot(const std::filesystem::path& dir, std::int64_t offset);
 void delete_producer_snapshot(const std::filesystem::path& dir, std::int64_t offset);

@@ -38,11 +38,13 @@ Segment::Segment(const std::filesystem::path& dir, std::int64_t base_offset, Seg
       options_(options),
       index_files_existed_(index_files_exist(dir, base_offset)),
       log_path_(dir / segment_file_name(base_offset, kLogSuffix)),
-      log_(std::make_shared<File>(File::open(log_path_, true))),
-      offset_index_(dir / segment_file_name(base_offset, kIndexSuffix), base_offset, options.index_max_bytes),
-      time_index_(dir / segment_file_name(base_offset, kTimeIndexSuffix), base_offset, options.index_max_bytes),
+      log_(std::make_unique<LogHandle>(options.open_files, log_path_)),
+      offset_index_(dir / segment_file_name(base_offset, kIndexSuffix), base_offset, options.index_max_bytes,
+                    options.open_files),
+      time_index_(dir / segment_file_name(base_offset, kTimeIndexSuffix), base_offset, options.index_max_bytes,
+                  options.open_files),
       txn_index_(dir / segment_file_name(base_offset, kTxnIndexSuffix), options.index_max_bytes),
-      size_(log_->size()),
+      size_(log()->size()),
       next_offset_(base_offset),
       created_ms_(now_ms) {
     if (time_index_.length_was_valid() && time_index_.entries() > 0) {
@@ -50,6 +52,28 @@ Segment::Segment(const std::filesystem::path& dir, std::int64_t base_offset, Seg
         max_timestamp_ = last.timestamp;
         offset_of_max_timestamp_ = last.offset;
     }
+}
+
+Segment::LogHandle::LogHandle(std::shared_ptr<OpenFiles> budget, std::filesystem::path path)
+    : Entry(std::move(budget)), path_(std::move(path)) {
+    file_ = std::make_shared<File>(File::open(path_, true));
+    opened();
+}
+
+const std::shared_ptr<File>& Segment::LogHandle::file() {
+    if (file_) {
+        used();
+        return file_;
+    }
+    // Never created again here: a file gone from under an open segment is an error.
+    file_ = std::make_shared<File>(File::open(path_, false));
+    opened();
+    return file_;
+}
+
+void Segment::LogHandle::close() noexcept {
+    file_.reset();
+    closed();
 }
 
 std::int64_t Segment::largest_timestamp() const {
@@ -99,12 +123,12 @@ void Segment::append(std::span<const std::uint8_t> batches) {
     offset_index_.reserve(most_entries);
     time_index_.reserve(most_entries);
     try {
-        log_->pwrite_all(batches, start);
+        log()->pwrite_all(batches, start);
     } catch (const StorageError&) {
         // A part may have been written (the disk filled up meanwhile): cut it
         // off so the file ends with the last whole batch, as a reader expects.
         try {
-            log_->truncate(start);
+            log()->truncate(start);
         } catch (const StorageError&) {
             // Still past size_, so never read; recovery cuts it after a crash.
         }
@@ -123,7 +147,8 @@ void Segment::append(std::span<const std::uint8_t> batches) {
 
 Segment::Check Segment::check(std::uint64_t position, std::size_t max_bytes) const {
     Check c{.next = position};
-    BatchScanner scanner(*log_, position, size_, std::min<std::size_t>(max_bytes, 1u << 20));
+    const auto file = log();
+    BatchScanner scanner(*file, position, size_, std::min<std::size_t>(max_bytes, 1u << 20));
     while (c.next < size_ && (c.batches == 0 || c.next - position < max_bytes)) {
         auto batch = scanner.next();
         if (!batch) {
@@ -148,7 +173,8 @@ Segment::Check Segment::check(std::uint64_t position, std::size_t max_bytes) con
 std::optional<BatchLocation> Segment::translate_offset(std::int64_t offset, std::uint32_t starting_position) const {
     auto start = std::max(offset_index_.lookup(offset).position, starting_position);
     if (start >= size_) return std::nullopt;
-    BatchScanner scanner(*log_, start, size_);
+    const auto file = log();
+    BatchScanner scanner(*file, start, size_);
     while (auto batch = scanner.next()) {
         if (batch->header.last_offset() >= offset) return location_of(*batch);
     }
@@ -177,7 +203,7 @@ std::optional<SegmentSlice> Segment::slice(std::int64_t offset, std::size_t max_
         want = first->size;
     }
     wire::Bytes head(first->size);
-    if (log_->pread_upto(head, first->position) < head.size() || !records::crc_valid(head))
+    if (log()->pread_upto(head, first->position) < head.size() || !records::crc_valid(head))
         throw CorruptLogError(log_path_.string() + " at position " + std::to_string(first->position) +
                               ": CRC mismatch in the batch at offset " + std::to_string(first->base_offset));
 
@@ -191,7 +217,8 @@ std::optional<SegmentSlice> Segment::slice(std::int64_t offset, std::size_t max_
         const auto from = std::max<std::uint64_t>(first_end, offset_index_.position_floor(cut));
         // To the segment's end, not the cut: the header of the first batch
         // left out gives the upper bound.
-        BatchScanner scanner(*log_, from, size_);
+        const auto file = log();
+        BatchScanner scanner(*file, from, size_);
         bool scanned = false;
         while (auto batch = scanner.next()) {
             const bool fits = batch->position + batch->size() <= cut;
@@ -218,7 +245,7 @@ std::optional<wire::Bytes> Segment::read(std::int64_t offset, std::size_t max_by
 
 wire::Bytes Segment::read(const SegmentSlice& slice) const {
     wire::Bytes out(slice.length);
-    if (log_->pread_upto(out, slice.position) != out.size())
+    if (log()->pread_upto(out, slice.position) != out.size())
         throw StorageError("short read of " + std::to_string(slice.length) + " bytes at position " +
                            std::to_string(slice.position) + " in " + log_path_.string());
     return out;
@@ -226,7 +253,7 @@ wire::Bytes Segment::read(const SegmentSlice& slice) const {
 
 wire::Bytes Segment::read_batch(const BatchLocation& location) const {
     wire::Bytes out(location.size);
-    if (log_->pread_upto(out, location.position) != out.size())
+    if (log()->pread_upto(out, location.position) != out.size())
         throw StorageError("short read of batch in " + log_path_.string());
     return out;
 }
@@ -235,7 +262,8 @@ std::optional<FoundRecord> Segment::find_offset_by_timestamp(std::int64_t timest
                                                              std::int64_t starting_offset) const {
     auto from_time = time_index_.lookup(timestamp);
     auto start = offset_index_.lookup(std::max(from_time.offset, starting_offset)).position;
-    BatchScanner scanner(*log_, start, size_);
+    const auto file = log();
+    BatchScanner scanner(*file, start, size_);
     while (auto batch = scanner.next()) {
         const auto& h = batch->header;
         if (h.max_timestamp < timestamp || h.last_offset() < starting_offset) continue;
@@ -296,8 +324,9 @@ std::uint64_t Segment::recover() {
     offset_of_max_timestamp_ = -1;
     bytes_since_last_index_entry_ = 0;
     rolling_timestamp_.reset();
-    auto file_size = log_->size();
-    BatchScanner scanner(*log_, 0, file_size, kRecoveryBuffer);
+    const auto file = log();
+    auto file_size = file->size();
+    BatchScanner scanner(*file, 0, file_size, kRecoveryBuffer);
     std::uint64_t valid_end = 0;
     std::int64_t last = -1;
     while (auto batch = scanner.next()) {
@@ -311,7 +340,7 @@ std::uint64_t Segment::recover() {
         valid_end = batch->position + batch->size();
     }
     auto truncated = file_size - valid_end;
-    if (truncated > 0) log_->truncate(valid_end);
+    if (truncated > 0) file->truncate(valid_end);
     size_ = valid_end;
     next_offset_ = last >= 0 ? last + 1 : base_offset_;
     txn_index_.truncate_to(next_offset_);
@@ -322,7 +351,8 @@ std::uint64_t Segment::recover() {
 bool Segment::load_tail() {
     auto last_entry = offset_index_.last_entry();
     std::uint64_t start = last_entry ? last_entry->position : 0;
-    BatchScanner scanner(*log_, start, size_);
+    const auto file = log();
+    BatchScanner scanner(*file, start, size_);
     std::int64_t next = last_entry ? -1 : base_offset_;
     while (auto batch = scanner.next()) {
         if (batch->header.max_timestamp > max_timestamp_) {
@@ -340,7 +370,8 @@ bool Segment::load_tail() {
 
 void Segment::load_rolling_timestamp() {
     rolling_timestamp_.reset();
-    BatchScanner scanner(*log_, 0, size_, records::kBatchHeaderSize);
+    const auto file = log();
+    BatchScanner scanner(*file, 0, size_, records::kBatchHeaderSize);
     if (auto first = scanner.next()) rolling_timestamp_ = first->header.max_timestamp;
 }
 
@@ -351,7 +382,7 @@ std::uint64_t Segment::truncate_to(std::int64_t offset) {
     time_index_.truncate_to(offset);
     txn_index_.truncate_to(offset);
     auto removed = size_ - loc->position;
-    log_->truncate(loc->position);
+    log()->truncate(loc->position);
     size_ = loc->position;
     next_offset_ = size_ == 0 ? base_offset_ : std::min(offset, loc->base_offset);
     // Recompute the max timestamp: the time index covers batches up to its
@@ -360,7 +391,8 @@ std::uint64_t Segment::truncate_to(std::int64_t offset) {
     max_timestamp_ = last_time.timestamp;
     offset_of_max_timestamp_ = time_index_.entries() > 0 ? last_time.offset : -1;
     auto from = offset_index_.lookup(last_time.offset).position;
-    BatchScanner scanner(*log_, from, size_);
+    const auto file = log();
+    BatchScanner scanner(*file, from, size_);
     while (auto batch = scanner.next()) {
         if (batch->header.max_timestamp > max_timestamp_) {
             max_timestamp_ = batch->header.max_timestamp;
@@ -384,8 +416,8 @@ void Segment::make_inactive() {
     time_index_.trim();
 }
 
-void Segment::flush() const {
-    log_->sync();
+void Segment::flush() {
+    log()->sync();
     offset_index_.flush();
     time_index_.flush();
     txn_index_.flush();
@@ -400,7 +432,7 @@ void Segment::release() noexcept {
     offset_index_.release();
     time_index_.release();
     // Answers still being sent from this segment keep the descriptor open.
-    log_.reset();
+    log_->close();
 }
 
 void Segment::remove() {

@@ -10,6 +10,7 @@
 
 #include "broker/storage/file.h"
 #include "broker/storage/offset_index.h"
+#include "broker/storage/open_files.h"
 #include "broker/storage/time_index.h"
 #include "broker/storage/txn_index.h"
 #include "protocol/records/record_batch.h"
@@ -19,6 +20,8 @@ namespace weir::storage {
 struct SegmentOptions {
     std::size_t index_max_bytes = 10 * 1024 * 1024;
     std::uint32_t index_interval_bytes = 4096;
+    // Counts the .log's descriptor and the index mappings; none: kept open.
+    std::shared_ptr<OpenFiles> open_files;
 };
 
 // Where one batch sits in the .log.
@@ -79,9 +82,12 @@ public:
     // Drops the aborted transactions whose marker is at or after `offset`.
     void truncate_txn_index(std::int64_t offset) { txn_index_.truncate_to(offset); }
     [[nodiscard]] const std::filesystem::path& log_path() const { return log_path_; }
-    // The .log's descriptor, shared with answers sent from it (sendfile):
-    // they keep it open after the segment is closed or deleted.
-    [[nodiscard]] std::shared_ptr<const File> log_file() const { return log_; }
+    // The .log's descriptor (opened again if the budget closed it), shared
+    // with answers sent from it (sendfile): they keep it open after the
+    // segment is closed or deleted.
+    [[nodiscard]] std::shared_ptr<const File> log_file() const { return log_->file(); }
+    // Holds a descriptor now (not after the OpenFiles budget took it back).
+    [[nodiscard]] bool log_open() const { return log_->is_open(); }
 
     // Checks whole batches (header and CRC) from `position`, at least one
     // and about `max_bytes`; what a background scrub reads. Never changes
@@ -144,7 +150,7 @@ public:
     // Active: indexes preallocated. Inactive: final time index entry, trimmed.
     void make_active();
     void make_inactive();
-    void flush() const;
+    void flush();
     // Clean close (trims indexes). release() only drops handles and mappings,
     // leaving files as a killed process would.
     void close();
@@ -152,6 +158,26 @@ public:
     void remove();
 
 private:
+    // The .log's descriptor, where the budget can find it (a stable address
+    // while the Segment moves).
+    class LogHandle final : public OpenFiles::Entry {
+    public:
+        LogHandle(std::shared_ptr<OpenFiles> budget, std::filesystem::path path);
+        ~LogHandle() override { close(); }
+        [[nodiscard]] bool is_open() const { return file_ != nullptr; }
+        // Opens the file again if the budget closed it.
+        const std::shared_ptr<File>& file();
+        void close() noexcept;
+
+    private:
+        void close_for_budget() noexcept override { file_.reset(); }
+        std::filesystem::path path_;
+        std::shared_ptr<File> file_;
+    };
+
+    // Held by whoever reads through it, so that the budget closing it meanwhile
+    // (another file opening) only drops the segment's reference.
+    [[nodiscard]] std::shared_ptr<File> log() const { return log_->file(); }
     void index_batch(const records::BatchHeader& header, std::uint64_t position);
     // The time index entry for the max timestamp so far, batches up to `last_offset` being indexed.
     void append_time_index_entry(std::int64_t last_offset, bool skip_full_check);
@@ -161,7 +187,7 @@ private:
     SegmentOptions options_;
     bool index_files_existed_;  // before the indexes, which create missing files
     std::filesystem::path log_path_;
-    std::shared_ptr<File> log_;
+    std::unique_ptr<LogHandle> log_;
     OffsetIndex offset_index_;
     TimeIndex time_index_;
     TxnIndex txn_index_;

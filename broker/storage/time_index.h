@@ -19,8 +19,9 @@ class TimeIndex : public IndexFile {
 public:
     static constexpr std::size_t kEntrySize = 12;
 
-    TimeIndex(const std::filesystem::path& path, std::int64_t base_offset, std::size_t max_bytes)
-        : IndexFile(path, base_offset, kEntrySize, max_bytes) {}
+    TimeIndex(const std::filesystem::path& path, std::int64_t base_offset, std::size_t max_bytes,
+              std::shared_ptr<OpenFiles> budget = nullptr)
+        : IndexFile(path, base_offset, kEntrySize, max_bytes, std::move(budget)) {}
 
     // Appends only if `timestamp` exceeds the last entry's (or -1 when empty). Unless
     // `skip_full_check`, a full index is an error (the segment should have rolled).

@@ -7,6 +7,7 @@
 
 #include "broker/storage/partition_log.h"
 #include "broker/storage/test/storage_test_util.h"
+#include "protocol/wire/writer.h"
 
 namespace weir::storage {
 namespace {
@@ -56,9 +57,11 @@ TEST_F(ZeroCopyRead, ReturnsTheBatchesACopyingReadReturnsForEveryBudget) {
         ASSERT_EQ(copied.error, ErrorCode::none);
         ASSERT_EQ(referred.error, ErrorCode::none);
         EXPECT_FALSE(copied.region);
-        EXPECT_TRUE(referred.records.empty());
-        if (referred.region) ++regions;
         const auto bytes = contents(referred);
+        // Reads the answer would copy anyway are copied here, holding no descriptor.
+        EXPECT_EQ(referred.region.has_value(), bytes.size() >= wire::kMinSplicedBytes) << bytes.size();
+        EXPECT_EQ(referred.records.empty(), referred.region.has_value() || bytes.empty());
+        if (referred.region) ++regions;
         ASSERT_EQ(bytes, copied.records) << "offset " << offset << " max_bytes " << options.max_bytes;
         EXPECT_EQ(referred.next_offset, copied.next_offset);
 
@@ -98,12 +101,12 @@ TEST_F(ZeroCopyRead, ReturnsTheBatchesACopyingReadReturnsForEveryBudget) {
                 << options.min_one_batch;
         }
     }
-    EXPECT_GT(regions, 200);
+    EXPECT_GT(regions, 5);
 }
 
 TEST_F(ZeroCopyRead, TheRegionOutlivesItsDeletedLog) {
     auto log = open(1 << 20);
-    fill(*log, 20);
+    fill(*log, 40);
     auto before = log->read(0, {});
     ReadOptions options;
     options.zero_copy = true;
@@ -118,7 +121,7 @@ TEST_F(ZeroCopyRead, TheRegionOutlivesItsDeletedLog) {
 
 TEST_F(ZeroCopyRead, ADamagedFirstBatchIsCorruptMessageWithoutARegion) {
     auto log = open(1 << 20);
-    fill(*log, 10);
+    fill(*log, 40);
     log->close();
     log.reset();
     // A byte inside the third batch's records (past its header).
@@ -143,7 +146,7 @@ TEST_F(ZeroCopyRead, ADamagedFirstBatchIsCorruptMessageWithoutARegion) {
 
 TEST_F(ZeroCopyRead, ARegionTruncatedUnderItFailsToRead) {
     auto log = open(1 << 20);
-    fill(*log, 10);
+    fill(*log, 40);
     ReadOptions options;
     options.zero_copy = true;
     auto r = log->read(0, options);
