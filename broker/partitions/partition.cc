@@ -348,6 +348,7 @@ void Partition::follow_log_start_offset(std::int64_t leader_log_start_offset) {
             for (auto offset : storage::list_producer_snapshots(log_->dir()))
                 storage::delete_producer_snapshot(log_->dir(), offset);
             producer_state_.clear();
+            snapshot_offset_ = -1;
         } else {
             log_->delete_records_before(leader_log_start_offset);
             producer_state_.on_high_watermark(log_->log_start_offset());

@@ -16,10 +16,6 @@ void throw_errno(const std::string& what, int err) { throw StorageError(what + "
 
 bool StorageError::out_of_space() const { return error_number_ == ENOSPC || error_number_ == EDQUOT; }
 
-bool StorageError::out_of_process_resources() const {
-    return error_number_ == EMFILE || error_number_ == ENFILE || error_number_ == ENOMEM;
-}
-
 File File::open(const std::filesystem::path& path, bool create) {
     int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
     int fd = ::open(path.c_str(), flags, 0644);

@@ -63,10 +63,12 @@ void IndexFile::resize(std::size_t bytes) {
     if (mapping_) mapping_->unmap();
     auto file = File::open(path_, true);
     if (file.size() != bytes) file.truncate(bytes);
-    length_ = bytes;
     allocated_bytes_ = 0;
     length_was_valid_ = true;
-    dirty_ = true;
+    // Growing preallocates a hole, which a crash may lose harmlessly (recovery
+    // reads no entries there); a trim fixes the length of a finished index.
+    if (bytes < length_) dirty_ = true;
+    length_ = bytes;
 }
 
 void IndexFile::make_active() {
@@ -99,6 +101,9 @@ void IndexFile::reserve(std::size_t more) {
     const auto end = std::min(entries_ + more, max_entries_) * entry_size_;
     if (end > length_) make_active();
     allocate_through(end);
+    // Mapped now, so that the entries stored after the append's write cannot
+    // fail to map (the budget may have unmapped it).
+    if (length_ > 0) (void)mapping_->data(path_, length_);
 }
 
 void IndexFile::push(const std::uint8_t* entry) {

@@ -26,9 +26,8 @@ public:
     [[nodiscard]] const std::string& reason() const { return reason_; }
 
     // Takes the dir offline if `error` is a failure of the disk; true if it is offline now.
-    // Running out of descriptors or memory is the process's, not the disk's.
     bool failed(const StorageError& error) {
-        if (error.error_number() == 0 || error.out_of_space() || error.out_of_process_resources()) return offline_;
+        if (error.error_number() == 0 || error.out_of_space()) return offline_;
         if (offline_) return true;
         offline_ = true;
         reason_ = error.what();

@@ -20,8 +20,6 @@ public:
     // A full file system or quota: space can be freed (by retention or by
     // deleting topics), so the log dir stays online.
     [[nodiscard]] bool out_of_space() const;
-    // EMFILE, ENFILE, ENOMEM: a limit of the process or system, not damage.
-    [[nodiscard]] bool out_of_process_resources() const;
 
 private:
     int error_number_;

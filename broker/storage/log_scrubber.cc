@@ -10,7 +10,7 @@ void LogScrubber::plan_pass() {
     position_ = 0;
     for (const auto& tp : logs_.partitions()) {
         auto log = logs_.get(tp);
-        if (!log || log->offline()) continue;
+        if (!log || log->offline() || !log->is_open()) continue;
         const auto& segments = log->segments();
         // The active segment is still being written: checked once it rolls.
         for (auto it = segments.begin(); it != segments.end() && std::next(it) != segments.end(); ++it)
@@ -28,7 +28,7 @@ std::vector<ScrubFinding> LogScrubber::step(std::size_t max_bytes) {
         auto& w = work_.front();
         auto log = logs_.get(w.tp);
         const Segment* segment = nullptr;
-        if (log && !log->offline()) {
+        if (log && !log->offline() && log->is_open()) {
             if (auto it = log->segments().find(w.base_offset); it != log->segments().end()) segment = &it->second;
         }
         if (!segment) {  // deleted meanwhile

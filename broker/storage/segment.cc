@@ -120,15 +120,16 @@ void Segment::append(std::span<const std::uint8_t> batches) {
     // parsing the batches twice.
     const auto most_entries =
         batches.size() / std::max<std::size_t>(records::kBatchHeaderSize, options_.index_interval_bytes) + 1;
+    const auto file = log();
     offset_index_.reserve(most_entries);
     time_index_.reserve(most_entries);
     try {
-        log()->pwrite_all(batches, start);
+        file->pwrite_all(batches, start);
     } catch (const StorageError&) {
         // A part may have been written (the disk filled up meanwhile): cut it
         // off so the file ends with the last whole batch, as a reader expects.
         try {
-            log()->truncate(start);
+            file->truncate(start);
         } catch (const StorageError&) {
             // Still past size_, so never read; recovery cuts it after a crash.
         }
@@ -432,7 +433,7 @@ void Segment::release() noexcept {
     offset_index_.release();
     time_index_.release();
     // Answers still being sent from this segment keep the descriptor open.
-    log_->close();
+    if (log_) log_->close();
 }
 
 void Segment::remove() {
