@@ -87,24 +87,24 @@ void File::sync() const {
     if (::fdatasync(fd_) != 0) throw_errno("fsync " + path_.string(), errno);
 }
 
-void sync_dir(const std::filesystem::path& dir) {
+namespace {
+
+// Opens `dir` and calls `sync` (fsync, syncfs) on it.
+void sync_through_dir(const std::filesystem::path& dir, int (*sync)(int), std::string_view what) {
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) throw_errno("open dir " + dir.string(), errno);
-    int rc = ::fsync(fd);
+    int rc = sync(fd);
     int err = errno;
     ::close(fd);
-    if (rc != 0) throw_errno("fsync dir " + dir.string(), err);
+    if (rc != 0) throw_errno(std::string(what) + " " + dir.string(), err);
 }
 
-void sync_file_system(const std::filesystem::path& dir) {
-    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) throw_errno("open dir " + dir.string(), errno);
-    // Reports write-back errors of the file system since Linux 5.8.
-    int rc = ::syncfs(fd);
-    int err = errno;
-    ::close(fd);
-    if (rc != 0) throw_errno("syncfs " + dir.string(), err);
-}
+}  // namespace
+
+void sync_dir(const std::filesystem::path& dir) { sync_through_dir(dir, ::fsync, "fsync dir"); }
+
+// syncfs reports write-back errors of the file system since Linux 5.8.
+void sync_file_system(const std::filesystem::path& dir) { sync_through_dir(dir, ::syncfs, "syncfs"); }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content, Durability durability) {
     auto tmp = path;

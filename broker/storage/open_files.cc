@@ -25,10 +25,6 @@ void OpenFiles::unlink(Entry& e) noexcept {
 void OpenFiles::Entry::opened() {
     if (!budget_) return;
     auto& b = *budget_;
-    if (counted_) {
-        used();
-        return;
-    }
     counted_ = true;
     ++b.open_;
     b.link_newest(*this);

@@ -26,7 +26,7 @@ public:
     [[nodiscard]] std::uint64_t closed_for_budget() const { return evictions_; }
 
     // One file's open state, counted against a budget (none: never closed
-    // for one). Its owner calls opened() after opening, used() on every use,
+    // for one). Its owner calls opened() after opening (not while open), used() on every use,
     // closed() when it closes the file itself; the budget calls
     // close_for_budget() to take it back. A pointer into the file must not be
     // kept across the opening of another entry.
