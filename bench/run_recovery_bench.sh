@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# What producer-state snapshots save at start-up after a crash: ~1 GiB written
-# once by an idempotent producer (COUNT x 1000 bytes, acks=all, 4 partitions),
-# the broker SIGKILLed, then per repetition two timed restarts, in alternating
-# order: "snapshots" (the killed data dir as is) and "no-snapshots" (every
-# <offset>.snapshot deleted, so the producer state is rebuilt from the whole
-# log). Each restart starts from a fresh copy of the killed dir, so each one is
-# a recovery after SIGKILL. 128 MiB segments (--quick: 12.8 MiB, with a tenth
-# of the data), so that logs roll (about twice per partition; a snapshot is
-# written at each roll) and only the short active segments need a CRC scan.
-# Measured from the exec of `weir serve`: until the port accepts (5 ms polls),
-# until ListOffsets (kcat -Q) answers for all partitions, and the broker's own
-# "started in" figure (its Broker::start, without exec and config parsing);
-# the end offsets must sum to COUNT. The logs are in the page cache (warm):
-# nothing is dropped from it. Prints the medians per mode and the ratios
-# no-snapshots/snapshots. Needs kcat and ~2.5 GiB in TMPDIR.
-#   BUILD_DIR=build bench/run_recovery_bench.sh [--reps 5] [--quick]
+# Recovery after SIGKILL, two comparisons (--compare):
+#  snapshots (default): what producer-state snapshots save. ~1 GiB written
+#   once by an idempotent producer (COUNT x 1000 bytes, acks=all, 4
+#   partitions); modes "snapshots" (the killed data dir as is) and
+#   "no-snapshots" (every <offset>.snapshot deleted, so the producer state is
+#   rebuilt from the whole log). 128 MiB segments (--quick: 12.8 MiB, with a
+#   tenth of the data), so that logs roll (about twice per partition; a
+#   snapshot is written at each roll) and only the short active segments need
+#   a CRC scan.
+#  threads: what num.recovery.threads.per.data.dir buys. The same ~1 GiB
+#   spread over 1,000 partitions (--quick: 100) with Kafka's default 1 GiB
+#   segments, so every byte sits in an active segment and is read back and
+#   checked; modes "threads-1" (Kafka's default), "threads-2", "threads-4".
+# The broker is SIGKILLed after the fill, then per repetition one timed
+# restart per mode, the order rotating from one repetition to the next, each
+# from a fresh copy of the killed dir, so each one is a recovery after
+# SIGKILL. --cold empties the page cache before each restart (needs a
+# writable /proc/sys/vm/drop_caches), so that the logs are read from disk.
+# Measured from the exec of `weir serve`: until the port accepts (5 ms polls), until ListOffsets (kcat
+# -Q) answers for all partitions, and the broker's own "started in" figure
+# (its Broker::start, without exec and config parsing), of which the loading
+# of the logs ("loaded N logs ... in"); the end offsets must
+# sum to COUNT. Without --cold the logs are in the page cache (warm). Prints
+# the medians per mode and their ratios to the first mode. Needs kcat and
+# ~2.5 GiB in TMPDIR.
+#   BUILD_DIR=build bench/run_recovery_bench.sh [--compare snapshots|threads] [--cold] [--reps 5] [--quick]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build-bench}
@@ -22,10 +32,30 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/weir-recovery.XXXXXX")
 RESULTS=$WORK/results.txt
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
-bench_options 5 "$@"
-COUNT=1073741 SEGMENT_BYTES=134217728
-if [[ $QUICK == 1 ]]; then COUNT=107374 SEGMENT_BYTES=13421772; fi
-PARTITIONS=4
+COMPARE=snapshots COLD=0
+ARGS=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --compare) COMPARE=$2; shift 2 ;;
+    --cold) COLD=1; shift ;;
+    *) ARGS+=("$1"); shift ;;
+  esac
+done
+bench_options 5 "${ARGS[@]}"
+if [[ $COLD == 1 ]] && ! (echo 3 >/proc/sys/vm/drop_caches) 2>/dev/null; then
+  echo "--cold needs a writable /proc/sys/vm/drop_caches" >&2
+  exit 1
+fi
+COUNT=1073741
+case $COMPARE in
+  snapshots) MODES=(snapshots no-snapshots) PARTITIONS=4 SEGMENT_BYTES=134217728 IDEMPOTENCE=true ;;
+  threads) MODES=(threads-1 threads-2 threads-4) PARTITIONS=1000 SEGMENT_BYTES=1073741824 IDEMPOTENCE=false ;;
+  *) echo "--compare snapshots or threads" >&2; exit 2 ;;
+esac
+if [[ $QUICK == 1 ]]; then
+  COUNT=107374
+  if [[ $COMPARE == snapshots ]]; then SEGMENT_BYTES=13421772; else PARTITIONS=100; fi
+fi
 bench_build weir broker_bench
 WEIR=$BUILD/bin/weir
 PORT=$(free_port)
@@ -35,9 +65,12 @@ WEIR_PID=
 trap 'stop_pid "$WEIR_PID" KILL 2>/dev/null; rm -rf "$WORK"' EXIT
 command -v kcat >/dev/null || { echo "kcat is needed (ListOffsets)" >&2; exit 1; }
 
-start_weir() {  # log file: in the background, sets WEIR_PID
+start_weir() {  # log file, extra overrides...: in the background, sets WEIR_PID
+  local log=$1 extra=() o
+  shift
+  for o in "$@"; do extra+=(--override "$o"); done
   "$WEIR" serve --override "listeners=PLAINTEXT://$BOOT" --override "log.dirs=$WORK/data" \
-    --override "weir.admin.listener=" --override "log.segment.bytes=$SEGMENT_BYTES" >"$1" 2>&1 &
+    --override "weir.admin.listener=" --override "log.segment.bytes=$SEGMENT_BYTES" "${extra[@]}" >"$log" 2>&1 &
   WEIR_PID=$!
 }
 
@@ -57,12 +90,12 @@ start_weir "$WORK/fill.log"
 wait_port "$PORT"
 timeout 60 "$WEIR" topics --bootstrap-server "$BOOT" --create --topic T --partitions $PARTITIONS >/dev/null
 timeout 1800 "$BUILD/bin/broker_bench" produce --bootstrap "$BOOT" --topic T --partitions $PARTITIONS \
-  --count $COUNT --size 1000 --acks all --idempotence true --server-pid "$WEIR_PID" --name fill | record
+  --count $COUNT --size 1000 --acks all --idempotence $IDEMPOTENCE --server-pid "$WEIR_PID" --name fill | record
 stop_pid "$WEIR_PID" KILL 2>/dev/null; WEIR_PID=
 # Segment bytes only: du would count the preallocated (sparse) indexes too.
 echo "RESULT phase=log_size log_bytes=$(find "$WORK/data" -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { print s }')" \
   "segments=$(find "$WORK/data" -name '*.log' | wc -l) snapshot_files=$(count_snapshots)" | tee -a "$RESULTS"
-[[ $(count_snapshots) -gt 0 ]] || echo "warning: no producer snapshots were written (no roll?)" >&2
+[[ $COMPARE != snapshots || $(count_snapshots) -gt 0 ]] || echo "warning: no producer snapshots were written (no roll?)" >&2
 mv "$WORK/data" "$WORK/killed"
 
 restart() {  # mode, rep: one timed recovery of a fresh copy of the killed dir
@@ -71,9 +104,12 @@ restart() {  # mode, rep: one timed recovery of a fresh copy of the killed dir
   cp -a "$WORK/killed" "$WORK/data"
   if [[ $mode == no-snapshots ]]; then find "$WORK/data" -name '*.snapshot' -delete; fi
   snapshots=$(count_snapshots)
+  local overrides=()
+  if [[ $mode == threads-* ]]; then overrides=("num.recovery.threads.per.data.dir=${mode#threads-}"); fi
   sync  # the copy's writeback must not overlap the timed start
+  if [[ $COLD == 1 ]]; then echo 3 >/proc/sys/vm/drop_caches; fi
   t0=${EPOCHREALTIME/./}
-  start_weir "$log"
+  start_weir "$log" "${overrides[@]}"
   # The bound is 300 s; a broker that exits is reported at once.
   until (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do
     now=${EPOCHREALTIME/./}
@@ -92,21 +128,22 @@ restart() {  # mode, rep: one timed recovery of a fresh copy of the killed dir
   stop_pid "$WEIR_PID" KILL 2>/dev/null; WEIR_PID=
   echo "RESULT phase=recovery mode=$mode port_ms=$(ms "$port_us") ready_ms=$(ms "$ready_us")" \
     "broker_started_ms=$(sed -n 's/.* started in \([0-9.]*\) ms.*/\1/p' "$log" | head -1)" \
+    "logs_loaded_ms=$(sed -n 's/.* loaded [0-9]* logs from .* in \([0-9]*\) ms.*/\1/p' "$log" | head -1)" \
     "snapshot_files=$snapshots end_offsets=$sum" | record "rep=$rep"
 }
 
 for ((rep = 1; rep <= REPS; rep++)); do
-  for mode in $([[ $((rep % 2)) == 1 ]] && echo "snapshots no-snapshots" || echo "no-snapshots snapshots"); do
-    restart "$mode" "$rep"
+  for ((m = 0; m < ${#MODES[@]}; m++)); do
+    restart "${MODES[(m + rep - 1) % ${#MODES[@]}]}" "$rep"
   done
 done
-python3 - "$ROOT/bench" "$RESULTS" <<'PY'
+python3 - "$ROOT/bench" "$RESULTS" "${MODES[@]}" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
 import bench_results as b
 rows = b.pick(b.load(sys.argv[2]), phase="recovery")
-for field in ("ready_ms", "port_ms", "broker_started_ms"):
-    with_s, without = (b.median(r[field] for r in rows if r["mode"] == m and r[field])
-                       for m in ("snapshots", "no-snapshots"))
-    print(f"median {field}: snapshots {with_s:.1f}  no-snapshots {without:.1f}  ratio {without / with_s:.2f}")
+modes = sys.argv[3:]
+for field in ("ready_ms", "port_ms", "broker_started_ms", "logs_loaded_ms"):
+    medians = [b.median(r[field] for r in rows if r["mode"] == m and r[field]) for m in modes]
+    print(f"median {field}: " + "  ".join(f"{m} {v:.1f} ({v / medians[0]:.2f})" for m, v in zip(modes, medians)))
 PY

@@ -172,7 +172,9 @@ const ConfigKey kBrokerKeys[] = {
      "Largest allowed gap between a CreateTime timestamp and the broker clock.", V::at_least(0), true, true},
     {"log.message.downconversion.enable", T::boolean, "true", I::low, "Accepted for compatibility.", {}, true, false},
     {"log.message.format.version", T::string, "3.0-IV1", I::medium, "Accepted for compatibility; Weir writes v2 batches.", {}, false, false},
-    {"num.recovery.threads.per.data.dir", T::int32, "1", I::high, "Accepted for compatibility.", V::at_least(1), true, false},
+    {"num.recovery.threads.per.data.dir", T::int32, "1", I::high,
+     "Threads per log dir that open and recover partition logs at startup; every log dir loads at once. "
+     "Read at startup.", V::at_least(1), true, true},
 
     // Producer state and metrics: no metric reporters yet.
     {"producer.id.expiration.ms", T::int32, "86400000", I::low,

@@ -52,6 +52,9 @@ public:
     void flush();
     // Unmaps without trimming (what a process kill leaves behind).
     void release() noexcept;
+    void move_to_budget(const std::shared_ptr<OpenFiles>& budget) noexcept {
+        if (mapping_) mapping_->move_to(budget);
+    }
     // Releases and deletes the file.
     void remove();
 
@@ -73,6 +76,7 @@ private:
         // Maps the file's first `length` bytes if they are not mapped now.
         std::uint8_t* data(const std::filesystem::path& path, std::size_t length);
         void unmap() noexcept;
+        using Entry::move_to;
 
     private:
         void close_for_budget() noexcept override { unmap(); }

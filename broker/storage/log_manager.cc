@@ -3,8 +3,13 @@
 #include <sys/file.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <exception>
+#include <iterator>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include "broker/common/logging.h"
 #include "broker/storage/checkpoint_file.h"
@@ -57,7 +62,7 @@ LogManager::LogManager(LogManagerOptions options)
             });
         dirs_.push_back(std::move(dir));
     }
-    for (std::size_t i = 0; i < dirs_.size(); ++i) load_dir(i);
+    load_dirs(options.recovery_threads_per_dir);
 }
 
 LogManager::~LogManager() {
@@ -83,20 +88,19 @@ void LogManager::attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> 
     logs_[tp] = Entry{std::move(log), dir};
 }
 
-void LogManager::load_dir(std::size_t i) {
+std::vector<LogManager::LoadJob> LogManager::scan_dir(std::size_t i, std::map<TopicPartition, std::size_t>& seen) {
     auto& dir = dirs_[i];
-    auto marker = dir.path / kCleanShutdownFile;
-    dir.clean_at_start = std::filesystem::exists(marker);
+    dir.clean_at_start = std::filesystem::exists(dir.path / kCleanShutdownFile);
     bool ok = true;
     auto recovery_points = read_checkpoint_file(dir.path / kRecoveryPointCheckpointFile, &ok);
     if (!ok) logging::warn("{}: unreadable recovery point checkpoint, recovering all segments", dir.path.string());
     auto log_starts = read_checkpoint_file(dir.path / kLogStartOffsetCheckpointFile, &ok);
     if (!ok) logging::warn("{}: unreadable log start offset checkpoint", dir.path.string());
     // An unreadable cleaner checkpoint only costs a full cleaning.
-    std::optional<OffsetCheckpoint> cleaned;
     if (std::filesystem::exists(dir.path / kCleanerCheckpointFile))
-        cleaned = read_checkpoint_file(dir.path / kCleanerCheckpointFile, &ok);
+        dir.cleaner_written = read_checkpoint_file(dir.path / kCleanerCheckpointFile, &ok);
 
+    std::vector<LoadJob> jobs;
     for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
         if (!entry.is_directory()) continue;
         auto name = entry.path().filename().string();
@@ -106,28 +110,103 @@ void LogManager::load_dir(std::size_t i) {
         }
         auto tp = parse_partition_dir_name(name);
         if (!tp) continue;
-        if (logs_.contains(*tp))
-            throw StorageError("partition " + name + " found in two log dirs: " + dirs_[logs_[*tp].dir].path.string() +
+        if (auto [it, fresh] = seen.emplace(*tp, i); !fresh)
+            throw StorageError("partition " + name + " found in two log dirs: " + dirs_[it->second].path.string() +
                                " and " + dir.path.string());
-        LoadOptions load;
-        load.clean_shutdown = dir.clean_at_start;
-        load.recovery_point = lookup(recovery_points, *tp);
-        load.log_start_offset = lookup(log_starts, *tp);
-        load.clock = clock_;
-        load.open_files = open_files_;
-        attach(*tp, std::make_shared<PartitionLog>(entry.path(), *tp, config_for(tp->topic), load), i);
-        if (cleaned && cleaned->contains(*tp)) cleaner_.set_checkpoint(*tp, cleaned->at(*tp));
+        LoadJob job{entry.path(), *tp, config_for(tp->topic), {}, i};
+        job.load.clean_shutdown = dir.clean_at_start;
+        job.load.recovery_point = lookup(recovery_points, *tp);
+        job.load.log_start_offset = lookup(log_starts, *tp);
+        job.load.clock = clock_;
+        jobs.push_back(std::move(job));
     }
-    if (cleaned) {
-        dir.cleaner_written.emplace();
-        for (const auto& [tp, offset] : *cleaned)
-            if (logs_.contains(tp)) (*dir.cleaner_written)[tp] = offset;
+    return jobs;
+}
+
+std::vector<std::shared_ptr<PartitionLog>> LogManager::load_logs(std::vector<LoadJob>& jobs,
+                                                                 std::size_t threads_per_dir) {
+    std::vector<std::shared_ptr<PartitionLog>> logs(jobs.size());
+    std::vector<std::vector<std::size_t>> queues(dirs_.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) queues[jobs[j].dir].push_back(j);
+    std::size_t workers = 0;
+    for (const auto& q : queues) workers += std::min(std::max<std::size_t>(threads_per_dir, 1), q.size());
+
+    if (workers <= 1) {
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            jobs[j].load.open_files = open_files_;
+            logs[j] = std::make_shared<PartitionLog>(jobs[j].path, jobs[j].tp, jobs[j].config, jobs[j].load);
+        }
+        return logs;
     }
-    write_checkpoints(i);
-    if (dir.clean_at_start) {
-        // From here on a crash must be detected as unclean.
-        std::filesystem::remove(marker);
-        sync_dir(dir.path);
+
+    // The shared budget of open files is single-threaded: each worker counts
+    // against a share of its own, and a loaded log moves to the shared one
+    // with its files closed (reopened on first use).
+    const auto share = open_files_ ? std::max(open_files_->limit() / workers, OpenFiles::kMinLimit) : 0;
+    std::mutex failure_mutex;
+    std::exception_ptr failure;
+    std::atomic<bool> failed{false};
+    std::vector<std::atomic<std::size_t>> next(queues.size());
+    {
+        std::vector<std::jthread> pool;
+        for (std::size_t d = 0; d < queues.size(); ++d) {
+            const auto n = std::min(std::max<std::size_t>(threads_per_dir, 1), queues[d].size());
+            for (std::size_t t = 0; t < n; ++t)
+                pool.emplace_back([&, d] {
+                    auto budget = share > 0 ? std::make_shared<OpenFiles>(share) : nullptr;
+                    for (auto k = next[d]++; k < queues[d].size() && !failed; k = next[d]++) {
+                        auto& job = jobs[queues[d][k]];
+                        try {
+                            job.load.open_files = budget;
+                            auto log = std::make_shared<PartitionLog>(job.path, job.tp, job.config, job.load);
+                            if (budget) log->move_to_budget(open_files_);
+                            logs[queues[d][k]] = std::move(log);
+                        } catch (...) {
+                            std::lock_guard lock(failure_mutex);
+                            if (!failure) failure = std::current_exception();
+                            failed = true;
+                        }
+                    }
+                });
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
+    return logs;
+}
+
+void LogManager::load_dirs(std::size_t threads_per_dir) {
+    std::map<TopicPartition, std::size_t> seen;
+    std::vector<LoadJob> jobs;
+    for (std::size_t i = 0; i < dirs_.size(); ++i) {
+        auto found = scan_dir(i, seen);
+        std::move(found.begin(), found.end(), std::back_inserter(jobs));
+    }
+    const auto started = std::chrono::steady_clock::now();
+    auto logs = load_logs(jobs, threads_per_dir);
+    // Kafka's "Loaded N logs in X ms": what an operator sizes the recovery threads by.
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    logging::info("loaded {} logs from {} log dirs in {} ms ({} threads per dir)", jobs.size(), dirs_.size(), elapsed,
+                  std::max<std::size_t>(threads_per_dir, 1));
+    for (std::size_t j = 0; j < jobs.size(); ++j) attach(jobs[j].tp, std::move(logs[j]), jobs[j].dir);
+
+    for (std::size_t i = 0; i < dirs_.size(); ++i) {
+        auto& dir = dirs_[i];
+        if (dir.cleaner_written) {
+            OffsetCheckpoint kept;
+            for (const auto& [tp, offset] : *dir.cleaner_written)
+                if (auto it = logs_.find(tp); it != logs_.end() && it->second.dir == i) {
+                    kept[tp] = offset;
+                    cleaner_.set_checkpoint(tp, offset);
+                }
+            dir.cleaner_written = std::move(kept);
+        }
+        write_checkpoints(i);
+        if (dir.clean_at_start) {
+            // From here on a crash must be detected as unclean.
+            std::filesystem::remove(dir.path / kCleanShutdownFile);
+            sync_dir(dir.path);
+        }
     }
 }
 

@@ -45,6 +45,9 @@ struct LogManagerOptions {
     LogDirHealth::OfflineListener on_dir_offline;
     // Segment files held open or mapped at once, across every log (0: no limit).
     std::size_t max_open_files = 0;
+    // Logs opened and recovered at once per log dir at startup (Kafka's
+    // num.recovery.threads.per.data.dir); all dirs load at the same time.
+    std::size_t recovery_threads_per_dir = 1;
 };
 
 class LogManager {
@@ -123,7 +126,20 @@ private:
         std::size_t dir = 0;
     };
 
-    void load_dir(std::size_t i);
+    // One partition dir found at startup, with what its log needs to load.
+    struct LoadJob {
+        std::filesystem::path path;
+        TopicPartition tp;
+        LogConfig config;
+        LoadOptions load;
+        std::size_t dir = 0;
+    };
+    void load_dirs(std::size_t threads_per_dir);
+    // Reads dir `i`'s checkpoints and lists its partitions (`seen` catches one in two dirs).
+    std::vector<LoadJob> scan_dir(std::size_t i, std::map<TopicPartition, std::size_t>& seen);
+    // Opens and recovers the logs, `threads_per_dir` at a time in each dir
+    // (Kafka's num.recovery.threads.per.data.dir); rethrows the first failure.
+    std::vector<std::shared_ptr<PartitionLog>> load_logs(std::vector<LoadJob>& jobs, std::size_t threads_per_dir);
     void write_checkpoints(std::size_t dir);
     // Runs `work` for log dir `dir` unless it is offline; a StorageError is
     // reported to the dir and logged (rate-limited, naming `tp` if given), not

@@ -51,4 +51,12 @@ void OpenFiles::Entry::closed() noexcept {
     budget_->unlink(*this);
 }
 
+void OpenFiles::Entry::move_to(std::shared_ptr<OpenFiles> budget) noexcept {
+    if (counted_) {
+        closed();
+        close_for_budget();
+    }
+    budget_ = std::move(budget);
+}
+
 }  // namespace weir::storage

@@ -43,6 +43,11 @@ public:
         void used();
         void closed() noexcept;
         virtual void close_for_budget() noexcept = 0;
+        // Closes the file if open and counts it against `budget` from now on.
+        // Touches neither budget's list of open files beyond this entry's own:
+        // a log loaded on another thread with a budget of its own moves to the
+        // shared one without taking it.
+        void move_to(std::shared_ptr<OpenFiles> budget) noexcept;
 
     private:
         friend class OpenFiles;

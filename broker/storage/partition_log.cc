@@ -495,6 +495,11 @@ void PartitionLog::release() noexcept {
     if (state_ == State::open) state_ = State::closed;
 }
 
+void PartitionLog::move_to_budget(const std::shared_ptr<OpenFiles>& budget) noexcept {
+    open_files_ = budget;
+    for (auto& [base, segment] : segments_) segment.move_to_budget(budget);
+}
+
 void PartitionLog::destroy() {
     ++segments_generation_;
     release();

@@ -153,6 +153,9 @@ public:
     void close();
     // Drops file handles without touching files (what a kill leaves).
     void release() noexcept;
+    // Closes its open files and counts them against `budget` from now on
+    // (see OpenFiles::Entry::move_to).
+    void move_to_budget(const std::shared_ptr<OpenFiles>& budget) noexcept;
     // Kafka's Log.delete(): release and remove the directory.
     void destroy();
     [[nodiscard]] bool is_open() const { return state_ == State::open; }

@@ -436,6 +436,13 @@ void Segment::release() noexcept {
     if (log_) log_->close();
 }
 
+void Segment::move_to_budget(const std::shared_ptr<OpenFiles>& budget) noexcept {
+    options_.open_files = budget;
+    log_->move_to(budget);
+    offset_index_.move_to_budget(budget);
+    time_index_.move_to_budget(budget);
+}
+
 void Segment::remove() {
     auto path = log_path_;
     release();

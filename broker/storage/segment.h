@@ -155,6 +155,7 @@ public:
     // leaving files as a killed process would.
     void close();
     void release() noexcept;
+    void move_to_budget(const std::shared_ptr<OpenFiles>& budget) noexcept;
     void remove();
 
 private:
@@ -168,6 +169,7 @@ private:
         // Opens the file again if the budget closed it.
         const std::shared_ptr<File>& file();
         void close() noexcept;
+        using Entry::move_to;
 
     private:
         void close_for_budget() noexcept override { file_.reset(); }

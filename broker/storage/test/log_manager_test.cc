@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <fstream>
+#include <iterator>
 
 #include "broker/storage/checkpoint_file.h"
 #include "broker/storage/test/storage_test_util.h"
@@ -17,13 +19,38 @@ struct Manager : ::testing::Test {
     TempDir tmp;
     std::vector<std::filesystem::path> dirs{tmp.path() / "d1", tmp.path() / "d2", tmp.path() / "d3"};
 
-    std::unique_ptr<LogManager> open(std::vector<std::filesystem::path> log_dirs = {}) {
+    std::unique_ptr<LogManager> open(std::vector<std::filesystem::path> log_dirs = {},
+                                     std::size_t recovery_threads_per_dir = 1, std::size_t max_open_files = 0) {
         LogManagerOptions o;
         o.log_dirs = log_dirs.empty() ? dirs : log_dirs;
         o.config_for_topic = [](const std::string&) { return test::small_segments(); };
+        o.recovery_threads_per_dir = recovery_threads_per_dir;
+        o.max_open_files = max_open_files;
         return std::make_unique<LogManager>(o);
     }
 };
+
+std::size_t open_descriptors() {
+    return static_cast<std::size_t>(
+        std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{}));
+}
+
+// Every record of the log, read back batch by batch from its start.
+std::int64_t records_read_back(PartitionLog& log) {
+    std::int64_t offset = log.log_start_offset();
+    std::int64_t records = 0;
+    while (offset < log.log_end_offset()) {
+        ReadOptions options;
+        options.max_bytes = 1;  // one batch
+        auto r = log.read(offset, options);
+        if (r.error != ErrorCode::none || r.records.empty()) return -1;
+        auto h = records::parse_batch_header(r.records);
+        if (h.base_offset != offset) return -1;
+        records += h.last_offset_delta + 1;
+        offset = h.last_offset() + 1;
+    }
+    return records;
+}
 
 TEST_F(Manager, SpreadsPartitionsOverDirsAndFindsThemAgain) {
     std::vector<TopicPartition> tps;
@@ -153,6 +180,69 @@ TEST_F(Manager, PartitionInTwoDirsIsAnError) {
     std::filesystem::create_directories(dirs[0] / "dup-0");
     std::filesystem::create_directories(dirs[1] / "dup-0");
     EXPECT_THROW(open(), StorageError);
+}
+
+// Kafka's num.recovery.threads.per.data.dir: logs of every dir load at once,
+// several per dir; after a crash each is recovered (a torn tail cut) as a
+// serial load would, and the files opened meanwhile end within the shared
+// budget of open files.
+TEST_F(Manager, ParallelRecoveryAfterACrashMatchesASerialOne) {
+    constexpr int kPartitions = 36;
+    std::map<TopicPartition, std::int64_t> ends;
+    {
+        auto manager = open();
+        for (int p = 0; p < kPartitions; ++p) {
+            auto log = manager->get_or_create({"par", p}, test::small_segments());
+            test::append_batches(*log, 5 + p % 7);
+            ends[{"par", p}] = log->log_end_offset();
+        }
+        manager->checkpoint();
+        // No shutdown(): a crash, with a torn batch at the end of some logs.
+        for (int p = 0; p < kPartitions; p += 5) {
+            auto dir = manager->dir_of({"par", p}) / ("par-" + std::to_string(p));
+            std::filesystem::path active;
+            for (const auto& e : std::filesystem::directory_iterator(dir))
+                if (e.path().extension() == ".log" && (active.empty() || e.path() > active)) active = e.path();
+            std::ofstream(active, std::ios::app | std::ios::binary) << std::string(30, '\x7f');
+        }
+    }
+    const auto before = open_descriptors();
+    constexpr std::size_t kBudget = 16;
+    auto manager = open({}, 4, kBudget);
+    ASSERT_EQ(manager->partitions().size(), static_cast<std::size_t>(kPartitions));
+    ASSERT_NE(manager->open_files(), nullptr);
+    EXPECT_LE(manager->open_files()->open(), kBudget);
+    // Loaded logs moved to the shared budget with their files closed: no worker's share is left open.
+    EXPECT_LE(open_descriptors(), before + dirs.size() + kBudget);
+    for (const auto& [tp, end] : ends) {
+        auto log = manager->get(tp);
+        ASSERT_TRUE(log) << tp.to_string();
+        EXPECT_EQ(log->log_end_offset(), end) << tp.to_string();
+        EXPECT_EQ(records_read_back(*log), end) << tp.to_string();
+    }
+    EXPECT_LE(manager->open_files()->open(), kBudget);
+    EXPECT_LE(open_descriptors(), before + dirs.size() + kBudget);
+    // Appends after the load go to the recovered active segments.
+    for (const auto& [tp, end] : ends) test::append_batches(*manager->get(tp), 1);
+    for (const auto& [tp, end] : ends) EXPECT_EQ(records_read_back(*manager->get(tp)), end + 4) << tp.to_string();
+    EXPECT_LE(open_descriptors(), before + dirs.size() + kBudget);
+}
+
+TEST_F(Manager, AFailureInOneParallelLoadFailsTheStart) {
+    {
+        auto manager = open();
+        for (int p = 0; p < 12; ++p) test::append_batches(*manager->get_or_create({"f", p}, test::small_segments()), 2);
+        manager->shutdown();
+    }
+    // An index that cannot be opened (a directory where the file should be).
+    auto broken = dirs[0];
+    for (const auto& d : dirs)
+        for (const auto& e : std::filesystem::directory_iterator(d))
+            if (e.is_directory()) broken = e.path();
+    std::filesystem::remove(broken / "00000000000000000000.index");
+    std::filesystem::create_directory(broken / "00000000000000000000.index");
+    EXPECT_THROW(open({}, 3, 64), StorageError);
+    EXPECT_THROW(open({}, 1, 64), StorageError);
 }
 
 TEST_F(Manager, RetentionAndTopicConfig) {
