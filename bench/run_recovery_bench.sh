@@ -30,13 +30,16 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build-bench}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/weir-recovery.XXXXXX")
 RESULTS=$WORK/results.txt
+WEIR_PID=
+# 2>/dev/null: bash's "Killed" notice of each SIGKILLed broker is expected.
+trap 'stop_pid "$WEIR_PID" KILL 2>/dev/null; rm -rf "$WORK"' EXIT
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 COMPARE=snapshots COLD=0
 ARGS=()
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --compare) COMPARE=$2; shift 2 ;;
+    --compare) COMPARE=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
     --cold) COLD=1; shift ;;
     *) ARGS+=("$1"); shift ;;
   esac
@@ -60,9 +63,6 @@ bench_build weir broker_bench
 WEIR=$BUILD/bin/weir
 PORT=$(free_port)
 BOOT=127.0.0.1:$PORT
-WEIR_PID=
-# 2>/dev/null: bash's "Killed" notice of each SIGKILLed broker is expected.
-trap 'stop_pid "$WEIR_PID" KILL 2>/dev/null; rm -rf "$WORK"' EXIT
 command -v kcat >/dev/null || { echo "kcat is needed (ListOffsets)" >&2; exit 1; }
 
 start_weir() {  # log file, extra overrides...: in the background, sets WEIR_PID
@@ -145,5 +145,6 @@ rows = b.pick(b.load(sys.argv[2]), phase="recovery")
 modes = sys.argv[3:]
 for field in ("ready_ms", "port_ms", "broker_started_ms", "logs_loaded_ms"):
     medians = [b.median(r[field] for r in rows if r["mode"] == m and r[field]) for m in modes]
-    print(f"median {field}: " + "  ".join(f"{m} {v:.1f} ({v / medians[0]:.2f})" for m, v in zip(modes, medians)))
+    ratio = (lambda v: f"{v / medians[0]:.2f}") if medians[0] else (lambda v: "-")
+    print(f"median {field}: " + "  ".join(f"{m} {v:.1f} ({ratio(v)})" for m, v in zip(modes, medians)))
 PY

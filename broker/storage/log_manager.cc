@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <exception>
 #include <iterator>
 #include <mutex>
@@ -124,14 +125,23 @@ std::vector<LogManager::LoadJob> LogManager::scan_dir(std::size_t i, std::map<To
 }
 
 std::vector<std::shared_ptr<PartitionLog>> LogManager::load_logs(std::vector<LoadJob>& jobs,
-                                                                 std::size_t threads_per_dir) {
+                                                                 std::size_t threads_per_dir, std::size_t& workers) {
     std::vector<std::shared_ptr<PartitionLog>> logs(jobs.size());
     std::vector<std::vector<std::size_t>> queues(dirs_.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) queues[jobs[j].dir].push_back(j);
-    std::size_t workers = 0;
-    for (const auto& q : queues) workers += std::min(std::max<std::size_t>(threads_per_dir, 1), q.size());
+    const auto busy_dirs =
+        static_cast<std::size_t>(std::count_if(queues.begin(), queues.end(), [](const auto& q) { return !q.empty(); }));
+    auto per_dir = std::max<std::size_t>(threads_per_dir, 1);
+    // Each worker needs a share of the open-files budget of at least
+    // kMinLimit: fewer workers rather than more files than the setting allows.
+    const auto max_workers =
+        open_files_ ? std::max<std::size_t>(open_files_->limit() / OpenFiles::kMinLimit, 1) : SIZE_MAX;
+    per_dir = std::min(per_dir, std::max<std::size_t>(max_workers / std::max<std::size_t>(busy_dirs, 1), 1));
+    workers = 0;
+    for (const auto& q : queues) workers += std::min(per_dir, q.size());
 
-    if (workers <= 1) {
+    if (workers <= 1 || workers > max_workers) {
+        workers = 1;
         for (std::size_t j = 0; j < jobs.size(); ++j) {
             jobs[j].load.open_files = open_files_;
             logs[j] = std::make_shared<PartitionLog>(jobs[j].path, jobs[j].tp, jobs[j].config, jobs[j].load);
@@ -142,32 +152,37 @@ std::vector<std::shared_ptr<PartitionLog>> LogManager::load_logs(std::vector<Loa
     // The shared budget of open files is single-threaded: each worker counts
     // against a share of its own, and a loaded log moves to the shared one
     // with its files closed (reopened on first use).
-    const auto share = open_files_ ? std::max(open_files_->limit() / workers, OpenFiles::kMinLimit) : 0;
+    const auto share = open_files_ ? open_files_->limit() / workers : 0;
     std::mutex failure_mutex;
     std::exception_ptr failure;
     std::atomic<bool> failed{false};
+    auto fail = [&] {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        failed = true;
+    };
     std::vector<std::atomic<std::size_t>> next(queues.size());
+    auto work = [&](std::size_t d) {
+        try {
+            auto budget = share > 0 ? std::make_shared<OpenFiles>(share) : nullptr;
+            for (auto k = next[d]++; k < queues[d].size() && !failed; k = next[d]++) {
+                auto& job = jobs[queues[d][k]];
+                job.load.open_files = budget;
+                auto log = std::make_shared<PartitionLog>(job.path, job.tp, job.config, job.load);
+                if (budget) log->move_to_budget(open_files_);
+                logs[queues[d][k]] = std::move(log);
+            }
+        } catch (...) {
+            fail();
+        }
+    };
     {
         std::vector<std::jthread> pool;
-        for (std::size_t d = 0; d < queues.size(); ++d) {
-            const auto n = std::min(std::max<std::size_t>(threads_per_dir, 1), queues[d].size());
-            for (std::size_t t = 0; t < n; ++t)
-                pool.emplace_back([&, d] {
-                    auto budget = share > 0 ? std::make_shared<OpenFiles>(share) : nullptr;
-                    for (auto k = next[d]++; k < queues[d].size() && !failed; k = next[d]++) {
-                        auto& job = jobs[queues[d][k]];
-                        try {
-                            job.load.open_files = budget;
-                            auto log = std::make_shared<PartitionLog>(job.path, job.tp, job.config, job.load);
-                            if (budget) log->move_to_budget(open_files_);
-                            logs[queues[d][k]] = std::move(log);
-                        } catch (...) {
-                            std::lock_guard lock(failure_mutex);
-                            if (!failure) failure = std::current_exception();
-                            failed = true;
-                        }
-                    }
-                });
+        try {
+            for (std::size_t d = 0; d < queues.size(); ++d)
+                for (std::size_t t = 0; t < std::min(per_dir, queues[d].size()); ++t) pool.emplace_back(work, d);
+        } catch (...) {
+            fail();  // no thread to be had: the started ones stop early
         }
     }
     if (failure) std::rethrow_exception(failure);
@@ -182,12 +197,13 @@ void LogManager::load_dirs(std::size_t threads_per_dir) {
         std::move(found.begin(), found.end(), std::back_inserter(jobs));
     }
     const auto started = std::chrono::steady_clock::now();
-    auto logs = load_logs(jobs, threads_per_dir);
+    std::size_t workers = 1;
+    auto logs = load_logs(jobs, threads_per_dir, workers);
     // Kafka's "Loaded N logs in X ms": what an operator sizes the recovery threads by.
     const auto elapsed =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-    logging::info("loaded {} logs from {} log dirs in {} ms ({} threads per dir)", jobs.size(), dirs_.size(), elapsed,
-                  std::max<std::size_t>(threads_per_dir, 1));
+    logging::info("loaded {} logs from {} log dirs in {} ms ({} loading at once)", jobs.size(), dirs_.size(), elapsed,
+                  workers);
     for (std::size_t j = 0; j < jobs.size(); ++j) attach(jobs[j].tp, std::move(logs[j]), jobs[j].dir);
 
     for (std::size_t i = 0; i < dirs_.size(); ++i) {

@@ -138,8 +138,11 @@ private:
     // Reads dir `i`'s checkpoints and lists its partitions (`seen` catches one in two dirs).
     std::vector<LoadJob> scan_dir(std::size_t i, std::map<TopicPartition, std::size_t>& seen);
     // Opens and recovers the logs, `threads_per_dir` at a time in each dir
-    // (Kafka's num.recovery.threads.per.data.dir); rethrows the first failure.
-    std::vector<std::shared_ptr<PartitionLog>> load_logs(std::vector<LoadJob>& jobs, std::size_t threads_per_dir);
+    // (Kafka's num.recovery.threads.per.data.dir) as far as the open-files
+    // budget allows; `workers` tells how many loaded at once. Rethrows the
+    // first failure.
+    std::vector<std::shared_ptr<PartitionLog>> load_logs(std::vector<LoadJob>& jobs, std::size_t threads_per_dir,
+                                                         std::size_t& workers);
     void write_checkpoints(std::size_t dir);
     // Runs `work` for log dir `dir` unless it is offline; a StorageError is
     // reported to the dir and logged (rate-limited, naming `tp` if given), not

@@ -6,6 +6,9 @@
 #include <cerrno>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "broker/storage/checkpoint_file.h"
 #include "broker/storage/test/storage_test_util.h"
@@ -26,8 +29,10 @@ struct Manager : ::testing::Test {
         o.config_for_topic = [](const std::string&) { return test::small_segments(); };
         o.recovery_threads_per_dir = recovery_threads_per_dir;
         o.max_open_files = max_open_files;
+        if (clock) o.clock = clock;
         return std::make_unique<LogManager>(o);
     }
+    Clock clock;
 };
 
 std::size_t open_descriptors() {
@@ -186,49 +191,74 @@ TEST_F(Manager, PartitionInTwoDirsIsAnError) {
 // several per dir; after a crash each is recovered (a torn tail cut) as a
 // serial load would, and the files opened meanwhile end within the shared
 // budget of open files.
-TEST_F(Manager, ParallelRecoveryAfterACrashMatchesASerialOne) {
-    constexpr int kPartitions = 36;
+struct ParallelRecovery : Manager {
+    static constexpr int kPartitions = 36;
     std::map<TopicPartition, std::int64_t> ends;
-    {
-        auto manager = open();
-        for (int p = 0; p < kPartitions; ++p) {
-            auto log = manager->get_or_create({"par", p}, test::small_segments());
-            test::append_batches(*log, 5 + p % 7);
-            ends[{"par", p}] = log->log_end_offset();
+    std::mutex mutex;
+    std::set<std::thread::id> loaders;  // threads other than the test's that read the clock while loading
+
+    ParallelRecovery() {
+        {
+            auto manager = open();
+            for (int p = 0; p < kPartitions; ++p) {
+                auto log = manager->get_or_create({"par", p}, test::small_segments());
+                test::append_batches(*log, 5 + p % 7);
+                ends[{"par", p}] = log->log_end_offset();
+            }
+            manager->checkpoint();
+            // No shutdown(): a crash, with a torn batch at the end of some logs.
+            for (int p = 0; p < kPartitions; p += 5) {
+                auto dir = manager->dir_of({"par", p}) / ("par-" + std::to_string(p));
+                std::filesystem::path active;
+                for (const auto& e : std::filesystem::directory_iterator(dir))
+                    if (e.path().extension() == ".log" && (active.empty() || e.path() > active)) active = e.path();
+                std::ofstream(active, std::ios::app | std::ios::binary) << std::string(30, '\x7f');
+            }
         }
-        manager->checkpoint();
-        // No shutdown(): a crash, with a torn batch at the end of some logs.
-        for (int p = 0; p < kPartitions; p += 5) {
-            auto dir = manager->dir_of({"par", p}) / ("par-" + std::to_string(p));
-            std::filesystem::path active;
-            for (const auto& e : std::filesystem::directory_iterator(dir))
-                if (e.path().extension() == ".log" && (active.empty() || e.path() > active)) active = e.path();
-            std::ofstream(active, std::ios::app | std::ios::binary) << std::string(30, '\x7f');
+        clock = [this, test_thread = std::this_thread::get_id()] {
+            std::lock_guard lock(mutex);
+            if (std::this_thread::get_id() != test_thread) loaders.insert(std::this_thread::get_id());
+            return std::int64_t{1'000'000};
+        };
+    }
+
+    // Loads with `threads` per dir and a budget of `budget` files, reads every record back.
+    void recover_and_check(std::size_t threads, std::size_t budget) {
+        const auto before = open_descriptors();
+        auto manager = open({}, threads, budget);
+        clock = {};
+        ASSERT_EQ(manager->partitions().size(), static_cast<std::size_t>(kPartitions));
+        ASSERT_NE(manager->open_files(), nullptr);
+        EXPECT_LE(manager->open_files()->open(), budget);
+        EXPECT_LE(open_descriptors(), before + dirs.size() + budget);
+        for (const auto& [tp, end] : ends) {
+            auto log = manager->get(tp);
+            ASSERT_TRUE(log) << tp.to_string();
+            EXPECT_EQ(log->log_end_offset(), end) << tp.to_string();
+            EXPECT_EQ(records_read_back(*log), end) << tp.to_string();
         }
+        // 36 logs of several segments: the shared budget is full, so every
+        // log's files count against it (none stayed with a worker's share).
+        EXPECT_EQ(manager->open_files()->open(), budget);
+        EXPECT_LE(open_descriptors(), before + dirs.size() + budget);
+        // Appends after the load go to the recovered active segments.
+        for (const auto& [tp, end] : ends) test::append_batches(*manager->get(tp), 1);
+        for (const auto& [tp, end] : ends) EXPECT_EQ(records_read_back(*manager->get(tp)), end + 4) << tp.to_string();
+        EXPECT_LE(open_descriptors(), before + dirs.size() + budget);
     }
-    const auto before = open_descriptors();
-    constexpr std::size_t kBudget = 16;
-    auto manager = open({}, 4, kBudget);
-    ASSERT_EQ(manager->partitions().size(), static_cast<std::size_t>(kPartitions));
-    ASSERT_NE(manager->open_files(), nullptr);
-    EXPECT_LE(manager->open_files()->open(), kBudget);
-    // Loaded logs moved to the shared budget with their files closed: no worker's share is left open.
-    EXPECT_LE(open_descriptors(), before + dirs.size() + kBudget);
-    for (const auto& [tp, end] : ends) {
-        auto log = manager->get(tp);
-        ASSERT_TRUE(log) << tp.to_string();
-        EXPECT_EQ(log->log_end_offset(), end) << tp.to_string();
-        EXPECT_EQ(records_read_back(*log), end) << tp.to_string();
-    }
-    EXPECT_LE(manager->open_files()->open(), kBudget);
-    EXPECT_LE(open_descriptors(), before + dirs.size() + kBudget);
-    // Appends after the load go to the recovered active segments.
-    for (const auto& [tp, end] : ends) test::append_batches(*manager->get(tp), 1);
-    for (const auto& [tp, end] : ends) EXPECT_EQ(records_read_back(*manager->get(tp)), end + 4) << tp.to_string();
-    EXPECT_LE(open_descriptors(), before + dirs.size() + kBudget);
+};
+
+TEST_F(ParallelRecovery, ACrashRecoveredBySeveralThreadsPerDirMatchesASerialLoad) {
+    recover_and_check(4, 48);  // room for 6 workers of 8 files: 2 per dir
+    EXPECT_EQ(loaders.size(), 6u);
 }
 
-TEST_F(Manager, AFailureInOneParallelLoadFailsTheStart) {
+TEST_F(ParallelRecovery, ABudgetTooSmallToShareLoadsOneLogAtATime) {
+    recover_and_check(4, 16);  // 3 dirs, but only 2 shares of 8 files
+    EXPECT_TRUE(loaders.empty());
+}
+
+TEST_F(Manager, AFailureInOneParallelLoadFailsTheStartAndLeavesTheDirsAsTheyWere) {
     {
         auto manager = open();
         for (int p = 0; p < 12; ++p) test::append_batches(*manager->get_or_create({"f", p}, test::small_segments()), 2);
@@ -243,6 +273,8 @@ TEST_F(Manager, AFailureInOneParallelLoadFailsTheStart) {
     std::filesystem::create_directory(broken / "00000000000000000000.index");
     EXPECT_THROW(open({}, 3, 64), StorageError);
     EXPECT_THROW(open({}, 1, 64), StorageError);
+    // Still a clean shutdown for the next start once the index is mended.
+    for (const auto& d : dirs) EXPECT_TRUE(std::filesystem::exists(d / ".kafka_cleanshutdown")) << d;
 }
 
 TEST_F(Manager, RetentionAndTopicConfig) {
