@@ -42,6 +42,9 @@ if [ -n "$full" ]; then
   echo "=== librdkafka's own integration suite against the sanitized broker ==="
   compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite \
     --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
+  echo "=== the suite's numbers that need a cluster, against 3 sanitized brokers over ZooKeeper ==="
+  compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite-cluster \
+    --brokers 3 --classes cluster --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
   exit $status
 fi
 
@@ -53,4 +56,7 @@ ctest --test-dir build --timeout 600 -j"$jobs" --output-on-failure || status=1
 echo "=== librdkafka's own integration suite ==="
 compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite \
   --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
+echo "=== the suite's numbers that need a cluster, against 3 brokers over ZooKeeper ==="
+compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite-cluster \
+  --brokers 3 --classes cluster --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
 exit $status
