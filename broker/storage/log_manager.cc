@@ -140,12 +140,13 @@ std::vector<std::shared_ptr<PartitionLog>> LogManager::load_logs(std::vector<Loa
     workers = 0;
     for (const auto& q : queues) workers += std::min(per_dir, q.size());
 
+    auto open_log = [](LoadJob& job, std::shared_ptr<OpenFiles> budget) {
+        job.load.open_files = std::move(budget);
+        return std::make_shared<PartitionLog>(job.path, job.tp, job.config, job.load);
+    };
     if (workers <= 1 || workers > max_workers) {
         workers = 1;
-        for (std::size_t j = 0; j < jobs.size(); ++j) {
-            jobs[j].load.open_files = open_files_;
-            logs[j] = std::make_shared<PartitionLog>(jobs[j].path, jobs[j].tp, jobs[j].config, jobs[j].load);
-        }
+        for (std::size_t j = 0; j < jobs.size(); ++j) logs[j] = open_log(jobs[j], open_files_);
         return logs;
     }
 
@@ -166,9 +167,7 @@ std::vector<std::shared_ptr<PartitionLog>> LogManager::load_logs(std::vector<Loa
         try {
             auto budget = share > 0 ? std::make_shared<OpenFiles>(share) : nullptr;
             for (auto k = next[d]++; k < queues[d].size() && !failed; k = next[d]++) {
-                auto& job = jobs[queues[d][k]];
-                job.load.open_files = budget;
-                auto log = std::make_shared<PartitionLog>(job.path, job.tp, job.config, job.load);
+                auto log = open_log(jobs[queues[d][k]], budget);
                 if (budget) log->move_to_budget(open_files_);
                 logs[queues[d][k]] = std::move(log);
             }

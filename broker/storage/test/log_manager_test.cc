@@ -35,11 +35,6 @@ struct Manager : ::testing::Test {
     Clock clock;
 };
 
-std::size_t open_descriptors() {
-    return static_cast<std::size_t>(
-        std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{}));
-}
-
 // Every record of the log, read back batch by batch from its start.
 std::int64_t records_read_back(PartitionLog& log) {
     std::int64_t offset = log.log_start_offset();
@@ -224,13 +219,12 @@ struct ParallelRecovery : Manager {
 
     // Loads with `threads` per dir and a budget of `budget` files, reads every record back.
     void recover_and_check(std::size_t threads, std::size_t budget) {
-        const auto before = open_descriptors();
+        const auto before = test::open_descriptors();
         auto manager = open({}, threads, budget);
-        clock = {};
         ASSERT_EQ(manager->partitions().size(), static_cast<std::size_t>(kPartitions));
         ASSERT_NE(manager->open_files(), nullptr);
         EXPECT_LE(manager->open_files()->open(), budget);
-        EXPECT_LE(open_descriptors(), before + dirs.size() + budget);
+        EXPECT_LE(test::open_descriptors(), before + dirs.size() + budget);
         for (const auto& [tp, end] : ends) {
             auto log = manager->get(tp);
             ASSERT_TRUE(log) << tp.to_string();
@@ -240,11 +234,11 @@ struct ParallelRecovery : Manager {
         // 36 logs of several segments: the shared budget is full, so every
         // log's files count against it (none stayed with a worker's share).
         EXPECT_EQ(manager->open_files()->open(), budget);
-        EXPECT_LE(open_descriptors(), before + dirs.size() + budget);
+        EXPECT_LE(test::open_descriptors(), before + dirs.size() + budget);
         // Appends after the load go to the recovered active segments.
         for (const auto& [tp, end] : ends) test::append_batches(*manager->get(tp), 1);
         for (const auto& [tp, end] : ends) EXPECT_EQ(records_read_back(*manager->get(tp)), end + 4) << tp.to_string();
-        EXPECT_LE(open_descriptors(), before + dirs.size() + budget);
+        EXPECT_LE(test::open_descriptors(), before + dirs.size() + budget);
     }
 };
 

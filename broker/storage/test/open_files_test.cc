@@ -83,11 +83,6 @@ TEST(OpenFilesBudget, LimitsBelowTheMinimumCountAsTheMinimum) {
     EXPECT_EQ(OpenFiles(100).limit(), 100u);
 }
 
-std::size_t open_descriptors() {
-    return static_cast<std::size_t>(
-        std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{}));
-}
-
 struct SharedBudget : ::testing::Test {
     static constexpr int kLogs = 12;
     TempDir tmp;
@@ -148,13 +143,13 @@ struct SharedBudget : ::testing::Test {
 };
 
 TEST_F(SharedBudget, LogsReadBackEverythingWithAFewFilesOpen) {
-    const auto before = open_descriptors();
+    const auto before = test::open_descriptors();
     open_all();
     append_round_robin(600, 3);
     for (const auto& log : logs) ASSERT_GT(log->segment_count(), 2u);
     EXPECT_LE(budget->open(), budget->limit());
     // 12 logs of several segments: without the budget, one descriptor each.
-    EXPECT_LE(open_descriptors(), before + budget->limit());
+    EXPECT_LE(test::open_descriptors(), before + budget->limit());
     EXPECT_GT(budget->closed_for_budget(), 100u);
     expect_everything_reads_back();
 
@@ -165,7 +160,7 @@ TEST_F(SharedBudget, LogsReadBackEverythingWithAFewFilesOpen) {
         EXPECT_EQ(found->offset, 0);
     }
     for (auto& log : logs) log->flush();
-    EXPECT_LE(open_descriptors(), before + budget->limit());
+    EXPECT_LE(test::open_descriptors(), before + budget->limit());
 }
 
 TEST_F(SharedBudget, ACleanRestartAndAKillKeepEveryRecord) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,6 +65,12 @@ inline LogConfig small_segments() {
 template <typename Log>
 void append_batches(Log& log, int n) {
     for (int i = 0; i < n; ++i) append_batch(log, make_batch(4, 100));
+}
+
+// Descriptors the process holds now.
+inline std::size_t open_descriptors() {
+    return static_cast<std::size_t>(
+        std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{}));
 }
 
 inline std::uintmax_t file_size(const std::filesystem::path& p) { return std::filesystem::file_size(p); }
