@@ -17,13 +17,13 @@
 # from a fresh copy of the killed dir, so each one is a recovery after
 # SIGKILL. --cold empties the page cache before each restart (needs a
 # writable /proc/sys/vm/drop_caches), so that the logs are read from disk.
-# Measured from the exec of `weir serve`: until the port accepts (5 ms polls), until ListOffsets (kcat
-# -Q) answers for all partitions, and the broker's own "started in" figure
-# (its Broker::start, without exec and config parsing), of which the loading
-# of the logs ("loaded N logs ... in"); the end offsets must
-# sum to COUNT. Without --cold the logs are in the page cache (warm). Prints
-# the medians per mode and their ratios to the first mode. Needs kcat and
-# ~2.5 GiB in TMPDIR.
+# Measured from the exec of `weir serve`: until the port accepts (5 ms
+# polls), until ListOffsets (kcat -Q) answers for all partitions, and the
+# broker's own "started in" figure (its Broker::start, without exec and config
+# parsing), of which the loading of the logs ("loaded N logs ... in"); the end
+# offsets must sum to COUNT. Without --cold the logs are in the page cache
+# (warm). Prints the medians per mode and their ratios to the first mode.
+# Needs kcat and ~2.5 GiB in TMPDIR.
 #   BUILD_DIR=build bench/run_recovery_bench.sh [--compare snapshots|threads] [--cold] [--reps 5] [--quick]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
