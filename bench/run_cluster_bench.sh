@@ -92,6 +92,23 @@ start_broker() {  # id
 
 bootstrap() { local id out=""; for id in 1 2 3; do out+="${out:+,}127.0.0.1:${PORT[$id]}"; done; echo "$out"; }
 
+# CPU time (user + system, ms) of every broker, "1:ms 2:ms 3:ms": where the
+# cluster's work goes (the leaders' and the followers' share), whatever the
+# two cores allow the run to reach.
+CLK_TCK=$(getconf CLK_TCK)
+broker_cpu() {
+  local id out=""
+  for id in 1 2 3; do out+="${out:+ }$id:$(awk -v hz="$CLK_TCK" '{print int(($14 + $15) * 1000 / hz)}' "/proc/${PID[$id]}/stat")"; done
+  echo "$out"
+}
+cpu_delta() {  # before after count: RESULT fields
+  local before=$1 after=$2 count=$3
+  awk -v b="$before" -v a="$after" -v n="$count" 'BEGIN {
+    split(b, bs, " "); split(a, as, " "); total = 0; out = ""
+    for (i = 1; i <= 3; i++) { split(bs[i], x, ":"); split(as[i], y, ":"); d = y[2] - x[2]; total += d; out = out " broker" x[1] "_cpu_ms=" d }
+    printf "cpu_ms=%d cpu_us_per_msg=%.3f%s\n", total, total * 1000 / n, out }'
+}
+
 topics() { "$WEIR" topics --bootstrap-server "$(bootstrap)" "$@"; }
 
 # Kafka's --describe line: "Topic: t  Partition: 0  Leader: 2  Replicas: ...  Isr: 2,3,1"
@@ -113,8 +130,11 @@ for ((rep = 1; rep <= REPS; rep++)); do
       t="p$size-rf$rf-r$rep"
       # RF 1 cannot meet min.insync.replicas=2: its topics take 1, as Kafka would need.
       topics --create --topic "$t" --partitions 4 --replication-factor $rf --config "min.insync.replicas=$((rf < 2 ? 1 : 2))" >/dev/null
+      cpu_before=$(broker_cpu)
       timeout 600 "$BENCH" produce --bootstrap "$(bootstrap)" --topic "$t" --count "$count" --size "$size" --acks all \
         --partitions 4 | record rep=$rep rf=$rf
+      echo "RESULT phase=broker_cpu size=$size rep=$rep rf=$rf $(cpu_delta "$cpu_before" "$(broker_cpu)" "$count")" \
+        | tee -a "$RESULTS"
     done
   done
   for rf in 1 3; do

@@ -6,6 +6,7 @@
 // Fetch sessions (KIP-227, v7+): a full fetch with epoch 0 opens a session;
 // incremental fetches then send only changed partitions and get back only
 // partitions with something new. Session id 0 with epoch -1 is sessionless.
+#include <algorithm>
 #include <map>
 
 #include "broker/handlers/fetch_sessions.h"
@@ -90,21 +91,29 @@ void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Tar
             limits.version >= 13 && !name ? ErrorCode::unknown_topic_id : ErrorCode::unknown_topic_or_partition);
 }
 
+bool is_zstd(const records::BatchHeader& header) { return header.compression() == records::Compression::zstd; }
+
 bool contains_zstd(wire::ByteSpan records) {
-    for (auto batch : records::split_batches(records, true))
-        if (records::parse_batch_header(batch).compression() == records::Compression::zstd) return true;
-    return false;
+    return std::ranges::any_of(records::split_batches(records, true),
+                               [](auto batch) { return is_zstd(records::parse_batch_header(batch)); });
 }
 
 // What an old fetcher can read: zstd needs Fetch v10+ (KIP-110), and v0-v3
-// get message sets of the magic their version knows. Records left in their
-// file are read for the check; what is sent is still the file's.
+// get message sets of the magic their version knows. For v4-v9 only the
+// headers of records left in their file are read; what is sent is still the
+// file's. v0-v3 read them whole to convert them.
 partitions::RecordsConverter converter_for(std::int16_t version) {
     if (version >= 10) return {};
     return [version](wire::RecordsData& records) {
         wire::Bytes copy;
         try {
+            if (const auto* region = records.file_region(); region && version > 3)
+                return std::ranges::any_of(records::read_batch_headers(*region), is_zstd)
+                           ? ErrorCode::unsupported_compression_type
+                           : ErrorCode::none;
             if (records.file_region()) copy = records.contents();
+        } catch (const wire::DecodeError&) {
+            return ErrorCode::corrupt_message;
         } catch (const std::runtime_error&) {
             return ErrorCode::kafka_storage_error;  // the segment failed or was cut under the read
         }

@@ -251,7 +251,8 @@ bool Partition::update_follower_position(std::int32_t replica, std::int64_t log_
 }
 
 std::optional<std::vector<std::int32_t>> Partition::isr_change(std::chrono::steady_clock::time_point now,
-                                                               std::chrono::milliseconds max_lag) {
+                                                               std::chrono::milliseconds max_lag,
+                                                               std::optional<std::int32_t> fetching) {
     if (stopped_ || !is_leader_) return std::nullopt;
     // One proposal at a time; one the metadata never answered is retried.
     if (proposed_isr_ && now - proposed_at_ < max_lag) return std::nullopt;
@@ -270,7 +271,7 @@ std::optional<std::vector<std::int32_t>> Partition::isr_change(std::chrono::stea
             continue;
         }
         auto position = follower_positions_.find(replica);
-        if (position != follower_positions_.end() && position->second >= high_watermark_ &&
+        if (replica == fetching && position != follower_positions_.end() && position->second >= high_watermark_ &&
             position->second >= epoch_start)
             next.push_back(replica);
     }

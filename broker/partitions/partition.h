@@ -220,12 +220,16 @@ public:
     // Leader: the ISR this partition should have (Kafka's maybeShrinkIsr and
     // maybeExpandIsr), or nullopt when it is right or a change is already
     // proposed. Followers that have not caught up with the log end within
-    // `max_lag` leave; a replica whose log end reached the high watermark (and
-    // this epoch's start) joins. Never removes the leader. The ISR changes
-    // only once the metadata says so (make_leader with the same epoch), so a
-    // proposal that fails changes nothing.
+    // `max_lag` leave; `fetching`, the replica whose fetch this follows, joins
+    // if its log end reached the high watermark (and this epoch's start). As
+    // in Kafka, only a fetch adds a replica: a dead follower's last position
+    // still reaches the high watermark while nothing is produced, and a
+    // periodic pass would bring it back at once. Never removes the leader.
+    // The ISR changes only once the metadata says so (make_leader with the
+    // same epoch), so a proposal that fails changes nothing.
     std::optional<std::vector<std::int32_t>> isr_change(std::chrono::steady_clock::time_point now,
-                                                        std::chrono::milliseconds max_lag);
+                                                        std::chrono::milliseconds max_lag,
+                                                        std::optional<std::int32_t> fetching = std::nullopt);
 
     // ---- follower ----
     // Appends the leader's batches as they are (offsets and epochs kept) and

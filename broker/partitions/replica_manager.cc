@@ -157,7 +157,7 @@ void ReplicaManager::follower_fetched(Partition& partition, std::int32_t replica
     // change it (shrinking is maintain_isrs' job).
     const auto& in_sync = partition.isr();
     if (std::find(in_sync.begin(), in_sync.end(), replica) != in_sync.end()) return;
-    if (auto isr = partition.isr_change(std::chrono::steady_clock::now(), replica_lag_max_))
+    if (auto isr = partition.isr_change(std::chrono::steady_clock::now(), replica_lag_max_, replica))
         isr_proposer_(partition.topic_partition(), partition.leader_epoch(), std::move(*isr));
 }
 

@@ -76,9 +76,30 @@ TEST_F(ReplicationTest, LaggingFollowersLeaveTheIsrAndCaughtUpOnesReturn) {
     EXPECT_TRUE(p->update_follower_position(kA, 15, t0 + 40s));
     EXPECT_FALSE(p->isr_change(t0 + 40s, 30s));  // A is in sync; B not yet
     EXPECT_TRUE(p->update_follower_position(kB, 15, t0 + 41s));
-    auto grown = p->isr_change(t0 + 41s, 30s);
+    auto grown = p->isr_change(t0 + 41s, 30s, kB);
     ASSERT_TRUE(grown);
     EXPECT_EQ(*grown, kAssigned);
+}
+
+TEST_F(ReplicationTest, AFollowerThatStoppedFetchingIsNotBroughtBackByALaterPass) {
+    auto p = replicas().apply(tp, {kLocal, 4, kAssigned, kAssigned});
+    const auto t0 = Clock::now();
+    append(*p, 10);
+    // Both followers fetch everything, then die; nothing is produced since,
+    // so their last positions still equal the high watermark.
+    EXPECT_TRUE(p->update_follower_position(kA, 10, t0 + 1s));
+    EXPECT_TRUE(p->update_follower_position(kB, 10, t0 + 1s));
+    EXPECT_EQ(p->high_watermark(), 10);
+    auto shrunk = p->isr_change(t0 + 32s, 30s);
+    ASSERT_TRUE(shrunk);
+    EXPECT_EQ(*shrunk, std::vector<std::int32_t>{kLocal});
+    ASSERT_EQ(p->make_leader({kLocal, 4, kAssigned, *shrunk}), ErrorCode::none);
+    for (auto later : {33s, 40s, 90s}) EXPECT_FALSE(p->isr_change(t0 + later, 30s)) << later.count();
+    // A fetch from one of them (restarted, caught up) brings that one back.
+    EXPECT_TRUE(p->update_follower_position(kA, 10, t0 + 91s));
+    auto grown = p->isr_change(t0 + 91s, 30s, kA);
+    ASSERT_TRUE(grown);
+    EXPECT_EQ(*grown, (std::vector<std::int32_t>{kLocal, kA}));
 }
 
 TEST_F(ReplicationTest, AFollowerBehindUnderSteadyProductionStaysInSync) {
