@@ -3,7 +3,13 @@
 # (127.0.0.1), one run, the reference measured beside each figure:
 #   * produce throughput and end-to-end latency with acks=all at replication
 #     factor 3 (min.insync.replicas=2) against replication factor 1, same
-#     cluster, topics created with `weir topics`;
+#     cluster, topics created with `weir topics`, and the brokers' CPU time
+#     for each run. Before each run the page cache is written back and
+#     dropped (where /proc/sys/vm/drop_caches is writable): RF 3 writes three
+#     times the bytes into it, and a run that starts behind gigabytes of
+#     earlier runs measures writeback throttling and, on a virtual machine
+#     whose free memory is returned to the host, the cost of fresh pages
+#     (see BENCHMARKS.md), not the replication;
 #   * failover: SIGKILL of a partition's leader to the first acknowledged
 #     acks=all produce (kcat, one message per attempt), at the given
 #     zookeeper.session.timeout.ms;
@@ -24,7 +30,7 @@ BUILD=${BUILD_DIR:-$ROOT/build-bench}
 source "$ROOT/bench/lib.sh"
 bench_options 3 "$@"
 
-N100=500000; N1K=150000; LAT_S=15; CATCHUP_MSGS=1000000; FAILOVERS=5
+N100=2000000; N1K=600000; LAT_S=15; CATCHUP_MSGS=1000000; FAILOVERS=5
 if [[ $QUICK == 1 ]]; then N100=20000; N1K=5000; LAT_S=3; CATCHUP_MSGS=20000; FAILOVERS=1; fi
 SESSION_MS=${SESSION_MS:-1500}
 
@@ -92,6 +98,11 @@ start_broker() {  # id
 
 bootstrap() { local id out=""; for id in 1 2 3; do out+="${out:+,}127.0.0.1:${PORT[$id]}"; done; echo "$out"; }
 
+settle_page_cache() {
+  timeout 300 sync || true
+  if [[ -w /proc/sys/vm/drop_caches ]]; then echo 3 >/proc/sys/vm/drop_caches; echo dropped; else echo kept; fi
+}
+
 # CPU time (user + system, ms) of every broker, "1:ms 2:ms 3:ms": where the
 # cluster's work goes (the leaders' and the followers' share), whatever the
 # two cores allow the run to reach.
@@ -130,16 +141,18 @@ for ((rep = 1; rep <= REPS; rep++)); do
       t="p$size-rf$rf-r$rep"
       # RF 1 cannot meet min.insync.replicas=2: its topics take 1, as Kafka would need.
       topics --create --topic "$t" --partitions 4 --replication-factor $rf --config "min.insync.replicas=$((rf < 2 ? 1 : 2))" >/dev/null
+      page_cache=$(settle_page_cache)
       cpu_before=$(broker_cpu)
       timeout 600 "$BENCH" produce --bootstrap "$(bootstrap)" --topic "$t" --count "$count" --size "$size" --acks all \
         --partitions 4 | record rep=$rep rf=$rf
-      echo "RESULT phase=broker_cpu size=$size rep=$rep rf=$rf $(cpu_delta "$cpu_before" "$(broker_cpu)" "$count")" \
+      echo "RESULT phase=broker_cpu size=$size rep=$rep rf=$rf page_cache=$page_cache $(cpu_delta "$cpu_before" "$(broker_cpu)" "$count")" \
         | tee -a "$RESULTS"
     done
   done
   for rf in 1 3; do
     t="lat-rf$rf-r$rep"
     topics --create --topic "$t" --partitions 4 --replication-factor $rf --config "min.insync.replicas=$((rf < 2 ? 1 : 2))" >/dev/null
+    settle_page_cache >/dev/null
     timeout 600 "$BENCH" latency --bootstrap "$(bootstrap)" --topic "$t" --rate 1000 --size 1024 --seconds $LAT_S \
       --partitions 4 --set acks=all | record rep=$rep rf=$rf
   done
