@@ -24,8 +24,8 @@ std::vector<Record> records_of(std::size_t n, std::size_t value_size) {
 }
 
 struct RegionHeadersTest : ::testing::Test {
-    std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                 ("weir-region-headers-" + std::to_string(::getpid()) + ".log");
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("weir-region-headers-" + std::to_string(::getpid()) + ".log");
     Bytes contents;
     std::vector<std::size_t> starts;  // where each batch begins
     int fd = -1;
@@ -62,7 +62,8 @@ TEST_F(RegionHeadersTest, SmallAndLargeBatchesAsSplitBatchesFindsThem) {
     add({.base_offset = offset++, .compression = Compression::none}, records_of(1, 200'000));
     add({.base_offset = offset++, .compression = Compression::zstd}, records_of(3, 1'000));
     add({.base_offset = offset++, .compression = Compression::none}, records_of(2, 70'000));
-    for (int i = 0; i < 50; ++i, ++offset) add({.base_offset = offset, .compression = Compression::lz4}, records_of(1, 90));
+    for (int i = 0; i < 50; ++i, ++offset)
+        add({.base_offset = offset, .compression = Compression::lz4}, records_of(1, 90));
     write();
 
     const auto all = read_batch_headers(region(0, contents.size()));
