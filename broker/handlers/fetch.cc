@@ -12,6 +12,7 @@
 #include "broker/handlers/fetch_sessions.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partitions/replica_manager.h"
+#include "broker/storage/batch_scanner.h"
 #include "protocol/records/conversion.h"
 #include "protocol/records/record_batch.h"
 
@@ -107,13 +108,16 @@ partitions::RecordsConverter converter_for(std::int16_t version) {
     return [version](wire::RecordsData& records) {
         wire::Bytes copy;
         try {
-            if (const auto* region = records.file_region(); region && version > 3)
-                return std::ranges::any_of(records::read_batch_headers(*region), is_zstd)
-                           ? ErrorCode::unsupported_compression_type
-                           : ErrorCode::none;
+            if (const auto* region = records.file_region(); region && version > 3) {
+                storage::BatchScanner scanner(*region);
+                while (auto batch = scanner.next())
+                    if (is_zstd(batch->header)) return ErrorCode::unsupported_compression_type;
+                if (scanner.stop() == storage::BatchScanner::Stop::corrupt) return ErrorCode::corrupt_message;
+                // Torn: the file was cut under the read.
+                return scanner.stop() == storage::BatchScanner::Stop::end ? ErrorCode::none
+                                                                          : ErrorCode::kafka_storage_error;
+            }
             if (records.file_region()) copy = records.contents();
-        } catch (const wire::DecodeError&) {
-            return ErrorCode::corrupt_message;
         } catch (const std::runtime_error&) {
             return ErrorCode::kafka_storage_error;  // the segment failed or was cut under the read
         }

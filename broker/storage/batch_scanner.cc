@@ -6,8 +6,19 @@
 
 namespace weir::storage {
 
+namespace {
+const std::filesystem::path kUnnamed;  // a region's file is named by its owner
+}  // namespace
+
 BatchScanner::BatchScanner(const File& file, std::uint64_t start, std::uint64_t end, std::size_t buffer_bytes)
-    : file_(file), pos_(start), end_(end), buffer_bytes_(buffer_bytes) {}
+    : BatchScanner(file.fd(), file.path(), start, end, buffer_bytes) {}
+
+BatchScanner::BatchScanner(const wire::FileRegion& region, std::size_t buffer_bytes)
+    : BatchScanner(region.fd, kUnnamed, region.position, region.position + region.length, buffer_bytes) {}
+
+BatchScanner::BatchScanner(int fd, const std::filesystem::path& path, std::uint64_t start, std::uint64_t end,
+                           std::size_t buffer_bytes)
+    : fd_(fd), path_(path), pos_(start), end_(end), buffer_bytes_(buffer_bytes) {}
 
 bool BatchScanner::ensure(std::uint64_t pos, std::size_t n) {
     if (pos >= buf_start_ && pos + n <= buf_start_ + buf_len_) return true;
@@ -15,7 +26,7 @@ bool BatchScanner::ensure(std::uint64_t pos, std::size_t n) {
     auto want = static_cast<std::size_t>(std::min<std::uint64_t>(std::max(n, buffer_bytes_), end_ - pos));
     if (buf_.size() < want) buf_.resize(want);
     buf_start_ = pos;
-    buf_len_ = file_.pread_upto(std::span(buf_.data(), want), pos);
+    buf_len_ = pread_upto(fd_, std::span(buf_.data(), want), pos, path_);
     return buf_len_ >= n;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Walks the record batches of a .log file region batch by batch through a
 // read buffer, so scanning many small batches costs few syscalls. Used for
-// offset translation (headers only) and recovery (whole batches, for the CRC).
+// offset translation (headers only), recovery (whole batches, for the CRC)
+// and an old fetcher's zstd check of the records a Fetch answer sends.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -9,6 +10,7 @@
 
 #include "broker/storage/file.h"
 #include "protocol/records/record_batch.h"
+#include "protocol/wire/file_region.h"
 
 namespace weir::storage {
 
@@ -23,6 +25,8 @@ public:
     enum class Stop { end, torn, corrupt };
 
     BatchScanner(const File& file, std::uint64_t start, std::uint64_t end, std::size_t buffer_bytes = 16 * 1024);
+    // Over a region whose descriptor its owner keeps open.
+    explicit BatchScanner(const wire::FileRegion& region, std::size_t buffer_bytes = 16 * 1024);
 
     // The next batch's header, or nullopt with stop() saying why: `end` at
     // the region end, `torn` if a batch runs past it, `corrupt` if a header is
@@ -35,9 +39,12 @@ public:
     std::span<const std::uint8_t> batch_bytes();
 
 private:
+    BatchScanner(int fd, const std::filesystem::path& path, std::uint64_t start, std::uint64_t end,
+                 std::size_t buffer_bytes);
     bool ensure(std::uint64_t pos, std::size_t n);
 
-    const File& file_;
+    int fd_;
+    const std::filesystem::path& path_;
     std::uint64_t pos_;
     std::uint64_t end_;
     std::size_t buffer_bytes_;

@@ -66,12 +66,16 @@ void File::pwrite_all(std::span<const std::uint8_t> data, std::uint64_t position
 }
 
 std::size_t File::pread_upto(std::span<std::uint8_t> out, std::uint64_t position) const {
+    return storage::pread_upto(fd_, out, position, path_);
+}
+
+std::size_t pread_upto(int fd, std::span<std::uint8_t> out, std::uint64_t position, const std::filesystem::path& path) {
     std::size_t total = 0;
     while (total < out.size()) {
-        ssize_t n = ::pread(fd_, out.data() + total, out.size() - total, static_cast<off_t>(position + total));
+        ssize_t n = ::pread(fd, out.data() + total, out.size() - total, static_cast<off_t>(position + total));
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw_errno("read " + path_.string(), errno);
+            throw_errno("read " + path.string(), errno);
         }
         if (n == 0) break;
         total += static_cast<std::size_t>(n);

@@ -40,6 +40,10 @@ private:
     std::filesystem::path path_;
 };
 
+// File::pread_upto for a descriptor held elsewhere (a Fetch answer's file
+// region); `path` names it in the error.
+std::size_t pread_upto(int fd, std::span<std::uint8_t> out, std::uint64_t position, const std::filesystem::path& path);
+
 // fsync a directory so entries created/renamed/removed in it are durable.
 void sync_dir(const std::filesystem::path& dir);
 

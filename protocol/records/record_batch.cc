@@ -247,36 +247,6 @@ std::vector<ByteSpan> split_batches(ByteSpan data, bool allow_partial_tail) {
     return out;
 }
 
-std::vector<BatchHeader> read_batch_headers(const wire::FileRegion& region) {
-    // After a large batch only the next header is read; after a small one a
-    // window, so that runs of small batches cost one pread for many.
-    constexpr std::size_t kWindow = 64 * 1024;
-    std::vector<BatchHeader> out;
-    Bytes window;
-    std::size_t window_start = 0;
-    std::size_t at = 0;
-    std::size_t next_read = kBatchHeaderSize;
-    while (at < region.length) {
-        const std::size_t left = region.length - at;
-        if (at < window_start || at + std::min(left, kBatchHeaderSize) > window_start + window.size()) {
-            window.clear();
-            window_start = at;
-            wire::append_region(window, {region.fd, region.position + at, std::min(left, next_read), nullptr});
-        }
-        const auto data = ByteSpan(window).subspan(at - window_start);
-        if (left < kBatchHeaderSize) {
-            split_batches(data, true);  // a cut-off v2 header is a partial tail; other magic throws
-            break;
-        }
-        const BatchHeader h = parse_batch_header(data);
-        if (h.total_size() > left) break;
-        out.push_back(h);
-        at += h.total_size();
-        next_read = h.total_size() >= kWindow / 4 ? kBatchHeaderSize : kWindow;
-    }
-    return out;
-}
-
 std::vector<BatchHeader> validate_batches(ByteSpan data, const ValidateOptions& options) {
     std::vector<BatchHeader> out;
     while (!data.empty()) {

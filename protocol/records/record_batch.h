@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "protocol/wire/file_region.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::records {
@@ -122,12 +121,6 @@ std::int8_t records_magic(ByteSpan data);
 // (parse_batch_header) but not CRCs. With `allow_partial_tail` a truncated last
 // batch is ignored, as Fetch responses may end mid-batch; otherwise it throws.
 std::vector<ByteSpan> split_batches(ByteSpan data, bool allow_partial_tail);
-
-// The headers of the batches in a file region, as split_batches(contents,
-// true) would find them, reading only a window around each header: a check
-// of the headers (an old fetcher's zstd test) then costs a few small reads,
-// not a copy of the records. Throws what split_batches and read_region throw.
-std::vector<BatchHeader> read_batch_headers(const wire::FileRegion& region);
 
 // A well-formed batch that breaks a rule Kafka's LogValidator enforces on
 // what clients produce (offset range, record count): INVALID_RECORD, which
