@@ -15,8 +15,8 @@ namespace asio = boost::asio;
 
 namespace {
 
-// Fetch v12: the first flexible version, by topic name (Weir's followers do
-// not use fetch sessions); OffsetForLeaderEpoch v4 likewise.
+// Fetch v12: the first flexible version, by topic name; OffsetForLeaderEpoch
+// v4 likewise.
 constexpr std::int16_t kFetchVersion = 12;
 constexpr std::int16_t kOffsetForLeaderEpochVersion = 4;
 // While partitions wait for the leader to learn their epoch.
@@ -122,6 +122,7 @@ asio::awaitable<void> ReplicaFetcher::run() {
         }
         if (failed) {
             client_.close();
+            session_.reset();
             auto wait = pause(options_.backoff);
             co_await std::move(wait);
         }
@@ -219,8 +220,7 @@ asio::awaitable<void> ReplicaFetcher::fetch_once() {
     request.max_wait_ms = options_.max_wait_ms;
     request.min_bytes = options_.min_bytes;
     request.max_bytes = options_.response_max_bytes;
-    request.session_id = 0;
-    request.session_epoch = -1;  // sessionless full fetch (KIP-227's FINAL_EPOCH)
+    FollowerFetchSession::Asks asks;
     std::map<TopicPartition, std::pair<std::uint64_t, std::int64_t>> asked;  // generation, offset
     for (auto it = partitions_.begin(); it != partitions_.end();) {
         const TopicPartition tp = it->first;
@@ -230,23 +230,25 @@ asio::awaitable<void> ReplicaFetcher::fetch_once() {
         auto p = following(tp);
         if (!p) continue;
         const auto& state = partitions_.at(tp);
-        if (request.topics.empty() || request.topics.back().topic != tp.topic)
-            request.topics.emplace_back().topic = tp.topic;
-        auto& part = request.topics.back().partitions.emplace_back();
-        part.partition = tp.partition;
-        part.current_leader_epoch = p->leader_epoch();
-        part.fetch_offset = state.fetch_offset;
-        part.log_start_offset = p->log_start_offset();
-        part.partition_max_bytes = options_.partition_max_bytes;
+        asks[tp] = {state.fetch_offset, p->log_start_offset(), p->leader_epoch(), options_.partition_max_bytes};
         asked[tp] = {state.generation, state.fetch_offset};
     }
     if (asked.empty()) co_return;
+    session_.fill(request, asks);
 
     auto call = client_.send<msg::FetchResponse>(
         request, kFetchVersion, options_.socket_timeout + std::chrono::milliseconds(options_.max_wait_ms));
     auto response = co_await std::move(call);
-    if (response.error_code != 0)
+    const auto top_error = static_cast<ErrorCode>(response.error_code);
+    session_.answered(top_error, response.session_id);
+    if (top_error == ErrorCode::fetch_session_id_not_found || top_error == ErrorCode::invalid_fetch_session_epoch ||
+        top_error == ErrorCode::fetch_session_topic_id_error)
+        co_return;  // evicted or out of step: the next fetch is full and opens a new session
+    if (top_error != ErrorCode::none)
         throw std::runtime_error("fetch failed with error " + std::to_string(response.error_code));
+    // An incremental answer carries only partitions with something new, and
+    // may carry one this request did not name (new records at an offset the
+    // session already holds).
     for (const auto& topic : response.responses) {
         for (const auto& r : topic.partitions) {
             TopicPartition tp{topic.topic, r.partition_index};

@@ -4,8 +4,10 @@
 // connection, every partition this broker follows from that leader: first it
 // truncates each partition where the leader's log diverges (OffsetForLeaderEpoch
 // with the latest epoch the local log holds), then it fetches from the log
-// end as replica `broker.id`, appends the leader's batches as they are and
-// takes the leader's high watermark and log start. The leader's long poll
+// end as replica `broker.id` in a fetch session (only partitions whose
+// request changed travel, and only those with news come back), appends the
+// leader's batches as they are and takes the leader's high watermark and log
+// start. The leader's long poll
 // answers as soon as it appends, so a follower trails by one round trip.
 // Runs on the broker's I/O thread.
 #include <boost/asio/any_io_executor.hpp>
@@ -21,6 +23,7 @@
 #include "broker/metadata/metadata_store.h"
 #include "broker/partitions/replica_manager.h"
 #include "broker/replication/broker_client.h"
+#include "broker/replication/follower_fetch_session.h"
 #include "protocol/topic_partition.h"
 
 namespace weir::replication {
@@ -73,6 +76,7 @@ private:
     metadata::MetadataStore& metadata_;
     partitions::ReplicaManager& replicas_;
     BrokerClient client_;
+    FollowerFetchSession session_;
     std::map<TopicPartition, State> partitions_;
     std::uint64_t next_generation_ = 1;
     boost::asio::steady_timer wake_;

@@ -60,12 +60,18 @@ ZkController::~ZkController() {
     store_.zookeeper().run_sync([](ZkSession&) { return 0; });
 }
 
+void ZkController::Work::merge(const Work& other) {
+    everything = everything || other.everything;
+    new_topics = new_topics || other.new_topics;
+    topics.insert(other.topics.begin(), other.topics.end());
+}
+
 void ZkController::start() {
     using Kind = metadata::MetadataChange::Kind;
     listener_ = store_.add_listener([this](const metadata::MetadataChange& c) {
         // Its own writes come back as partition_state_changed: not a reason to look again.
-        if (c.kind == Kind::brokers_changed || c.kind == Kind::topic_created || c.kind == Kind::partitions_added)
-            poke();
+        if (c.kind == Kind::brokers_changed) poke({.everything = true});
+        if (c.kind == Kind::topic_created || c.kind == Kind::partitions_added) poke({.topics = {c.topic}});
     });
     // Only the controller follows /admin/delete_topics.
     std::weak_ptr<bool> alive = alive_;
@@ -73,16 +79,22 @@ void ZkController::start() {
     store_.zookeeper().subscribe([this, alive, executor](ZkSession&, const zk::WatchEvent& e) {
         // Topics marked for deletion, and topics or partitions written by
         // other tools (without an id, or grown): the store's watches fire these.
-        const bool assignment = e.path.starts_with(std::string(paths::kTopics) + "/") &&
-                                e.path.find('/', paths::kTopics.size() + 1) == std::string::npos;
-        if (e.path != paths::kDeleteTopics && e.path != paths::kTopics && !assignment) return;
-        boost::asio::post(executor, [this, alive] {
-            if (auto a = alive.lock(); a && *a) poke();
+        const std::string topics_prefix = std::string(paths::kTopics) + "/";
+        Work work;
+        if (e.path == paths::kTopics) {
+            work.new_topics = true;
+        } else if (e.path.starts_with(topics_prefix) && e.path.find('/', topics_prefix.size()) == std::string::npos) {
+            work.topics.insert(e.path.substr(topics_prefix.size()));
+        } else if (e.path != paths::kDeleteTopics) {
+            return;
+        }
+        boost::asio::post(executor, [this, alive, work = std::move(work)] {
+            if (auto a = alive.lock(); a && *a) poke(work);
         });
     });
     schedule_periodic();
     if (auto_rebalance_) schedule_rebalance();
-    poke();
+    poke({.everything = true});
 }
 
 void ZkController::schedule_rebalance() {
@@ -90,7 +102,7 @@ void ZkController::schedule_rebalance() {
     rebalance_timer_.async_wait([this](boost::system::error_code ec) {
         if (ec || stopped_) return;
         rebalance_due_ = true;
-        poke();
+        poke(Work{});
         schedule_rebalance();
     });
 }
@@ -108,12 +120,13 @@ void ZkController::schedule_periodic() {
     periodic_.expires_after(kPeriodicCheck);
     periodic_.async_wait([this](boost::system::error_code ec) {
         if (ec || stopped_) return;
-        poke();
+        poke({.everything = true});
         schedule_periodic();
     });
 }
 
-void ZkController::poke() {
+void ZkController::poke(const Work& work) {
+    pending_.merge(work);
     dirty_ = true;
     if (running_ || stopped_) return;
     running_ = true;
@@ -124,21 +137,27 @@ boost::asio::awaitable<void> ZkController::loop() {
     auto alive = alive_;
     while (*alive && dirty_ && !stopped_) {
         dirty_ = false;
+        auto work = std::exchange(pending_, Work{});
+        // Written on the ZooKeeper thread, read here after the pass.
+        auto redo = std::make_shared<Work>();
         bool again = false;
         try {
             const bool rebalance = std::exchange(rebalance_due_, false);
-            auto pass = store_.zookeeper().run([this, rebalance](ZkSession& s) { return act(s, rebalance); });
-            again = co_await std::move(pass);
+            auto pass = store_.zookeeper().run(
+                [this, rebalance, work, redo](ZkSession& s) { return act(s, rebalance, work, *redo); });
+            again = co_await std::move(pass) == Pass::again;
         } catch (const std::exception& e) {
             if (!*alive) co_return;
             logging::warn("controller: {}", e.what());
-            again = true;  // ZooKeeper is away
+            again = true;  // ZooKeeper is away: the same work again
+            *redo = work;
         }
         if (!*alive) co_return;
         if (again) {
             boost::asio::steady_timer pause(store_.executor(), std::chrono::milliseconds(500));
             co_await pause.async_wait(boost::asio::use_awaitable);
             if (!*alive) co_return;
+            pending_.merge(*redo);
             dirty_ = true;
         }
     }
@@ -147,32 +166,28 @@ boost::asio::awaitable<void> ZkController::loop() {
 
 // ---- ZooKeeper thread -------------------------------------------------------
 
-bool ZkController::act(ZkSession& s, bool rebalance) {
+ZkController::Pass ZkController::act(ZkSession& s, bool rebalance, Work work, Work& redo) {
     auto node = s.get(std::string(paths::kController), true);
     if (node) {
         if (node->ephemeral_owner != s.session_id() || !epoch_) {
             if (epoch_) logging::info("controller: broker {} resigns, another broker is controller", config_.broker_id);
             epoch_.reset();
-            return false;
+            return Pass::done;
         }
     } else {
         epoch_ = try_elect(s);
-        if (!epoch_) return false;
+        if (!epoch_) return Pass::done;
         logging::info("controller: broker {} is the controller, epoch {}", config_.broker_id, epoch_->epoch);
+        // What happened while another broker controlled is unknown here.
+        work.everything = true;
     }
-    auto pass = reconcile(s, *epoch_);
+    auto pass = reconcile(s, *epoch_, work, redo);
     if (pass == Pass::done && rebalance) pass = rebalance_leaders(s, *epoch_);
-    switch (pass) {
-        case Pass::done:
-            return false;
-        case Pass::again:
-            return true;
-        case Pass::deposed:
-            logging::info("controller: broker {} was deposed (controller epoch moved on)", config_.broker_id);
-            epoch_.reset();
-            return false;
+    if (pass == Pass::deposed) {
+        logging::info("controller: broker {} was deposed (controller epoch moved on)", config_.broker_id);
+        epoch_.reset();
     }
-    return false;
+    return pass;
 }
 
 std::optional<ZkController::Epoch> ZkController::try_elect(ZkSession& s) {
@@ -199,7 +214,7 @@ bool ZkController::unclean_election(const std::string& topic) const {
     return resolved.unclean_leader_election_enable;
 }
 
-ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch) {
+ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch, const Work& work, Work& redo) {
     const std::string epoch_path(paths::kControllerEpoch);
     bool raced = false;
     auto deposed = [&](const zk::MultiResult& r) { return r.result == Result::bad_version && r.failed_op == 0; };
@@ -211,15 +226,22 @@ ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch) {
             s.remove_recursive(paths::topic(topic));
             s.remove(paths::topic_config(topic));
             s.remove(paths::delete_topic(topic));
+            known_topics_.erase(topic);
             logging::info("controller: deleted topic {}", topic);
         }
     }
 
     const auto live = registered_brokers(s);
 
-    auto topics = s.children(std::string(paths::kTopics));
-    if (!topics) return Pass::done;
-    for (const auto& topic : *topics) {
+    std::set<std::string> topics = work.topics;
+    std::optional<std::set<std::string>> listed;
+    if (work.everything || work.new_topics) {
+        listed.emplace();
+        if (auto all = s.children(std::string(paths::kTopics))) listed->insert(all->begin(), all->end());
+        for (const auto& topic : *listed)
+            if (work.everything || !known_topics_.contains(topic)) topics.insert(topic);
+    }
+    for (const auto& topic : topics) {
         auto node = s.get(paths::topic(topic));
         if (!node) continue;
         zk::TopicAssignment assignment;
@@ -266,12 +288,16 @@ ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch) {
             if (deposed(r)) return Pass::deposed;
             if (r.result != Result::ok) {
                 raced = true;  // with a leader's ISR update; look again
+                redo.topics.insert(topic);
                 continue;
             }
             logging::info("controller: {}-{} leader {} epoch {} isr [{}]", topic, p, next->leader, next->leader_epoch,
                           fmt::join(next->isr, ","));
         }
     }
+    // Only now: a pass cut short by ZooKeeper runs again with the same work
+    // and must still see these topics as new.
+    if (listed) known_topics_ = std::move(*listed);
     return raced ? Pass::again : Pass::done;
 }
 

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "broker/config/broker_config.h"
 #include "broker/metadata/zookeeper/zk_metadata_store.h"
@@ -34,7 +36,17 @@ private:
         std::int32_t znode_version = 0;  // of /controller_epoch
     };
 
-    void poke();
+    // What a pass must look at. Kafka's controller handles each event for
+    // the partitions it concerns; reading every topic and partition state
+    // for each new topic made the cost of a creation grow with the cluster.
+    struct Work {
+        bool everything = false;       // every topic: election, brokers changed, the periodic check
+        bool new_topics = false;       // topics not seen before (/brokers/topics changed)
+        std::set<std::string> topics;  // these topics' partitions
+        void merge(const Work& other);
+    };
+
+    void poke(const Work& work);
     boost::asio::awaitable<void> loop();
     void schedule_periodic();
     void schedule_rebalance();
@@ -42,11 +54,12 @@ private:
     // ZooKeeper thread. act: elect or check that this broker still controls,
     // then reconcile; true to look again shortly.
     enum class Pass { done, again, deposed };
-    bool act(zk::ZkSession& s, bool rebalance);
+    // `redo`: what must be looked at again (writes that lost a race).
+    Pass act(zk::ZkSession& s, bool rebalance, Work work, Work& redo);
     // Preferred replicas back to leadership where the imbalance calls for it.
     Pass rebalance_leaders(zk::ZkSession& s, const Epoch& epoch);
     std::optional<Epoch> try_elect(zk::ZkSession& s);
-    Pass reconcile(zk::ZkSession& s, const Epoch& epoch);
+    Pass reconcile(zk::ZkSession& s, const Epoch& epoch, const Work& work, Work& redo);
     bool unclean_election(const std::string& topic) const;
 
     metadata::ZkMetadataStore& store_;
@@ -55,6 +68,9 @@ private:
     std::optional<metadata::MetadataStore::ListenerId> listener_;
     bool running_ = false;
     bool dirty_ = false;
+    Work pending_;  // I/O thread
+    // Topics a pass has seen under /brokers/topics (ZooKeeper thread).
+    std::set<std::string> known_topics_;
     bool stopped_ = false;
     boost::asio::steady_timer periodic_;
     // auto.leader.rebalance.enable, leader.imbalance.check.interval.seconds,

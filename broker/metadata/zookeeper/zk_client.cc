@@ -80,6 +80,7 @@ std::optional<Node> ZkSession::get(const std::string& path, bool watch) {
     if (buffer_.size() < kMaxNodeBytes) buffer_.resize(kMaxNodeBytes);
     int len = static_cast<int>(buffer_.size());
     Stat stat{};
+    ++requests_;
     int rc = zoo_get(zh(handle_), path.c_str(), watch ? 1 : 0, buffer_.data(), &len, &stat);
     if (rc == ZNONODE) {
         // Leaves a watch for the node's creation.
@@ -92,6 +93,7 @@ std::optional<Node> ZkSession::get(const std::string& path, bool watch) {
 
 std::optional<Node> ZkSession::exists(const std::string& path, bool watch) {
     Stat stat{};
+    ++requests_;
     int rc = zoo_exists(zh(handle_), path.c_str(), watch ? 1 : 0, &stat);
     if (rc == ZNONODE) return std::nullopt;
     if (rc != ZOK) fail(rc, "exists", path);
@@ -100,6 +102,7 @@ std::optional<Node> ZkSession::exists(const std::string& path, bool watch) {
 
 std::optional<std::vector<std::string>> ZkSession::children(const std::string& path, bool watch) {
     String_vector names{};
+    ++requests_;
     int rc = zoo_get_children(zh(handle_), path.c_str(), watch ? 1 : 0, &names);
     if (rc == ZNONODE) return std::nullopt;
     if (rc != ZOK) fail(rc, "get children of", path);
@@ -113,6 +116,7 @@ std::optional<std::vector<std::string>> ZkSession::children(const std::string& p
 
 Result ZkSession::create(const std::string& path, std::string_view data, CreateMode mode, std::string* created) {
     std::vector<char> name(path.size() + 64);
+    ++requests_;
     int rc = zoo_create(zh(handle_), path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE,
                         create_flags(mode), name.data(), static_cast<int>(name.size()));
     Result r = outcome(rc, "create", path);
@@ -121,11 +125,13 @@ Result ZkSession::create(const std::string& path, std::string_view data, CreateM
 }
 
 Result ZkSession::set(const std::string& path, std::string_view data, std::int32_t version) {
+    ++requests_;
     int rc = zoo_set(zh(handle_), path.c_str(), data.data(), static_cast<int>(data.size()), version);
     return outcome(rc, "set", path);
 }
 
 Result ZkSession::remove(const std::string& path, std::int32_t version) {
+    ++requests_;
     return outcome(zoo_delete(zh(handle_), path.c_str(), version), "delete", path);
 }
 
@@ -154,6 +160,7 @@ MultiResult ZkSession::multi(const std::vector<Op>& ops) {
                 break;
         }
     }
+    ++requests_;
     int rc = zoo_multi(zh(handle_), static_cast<int>(zops.size()), zops.data(), results.data());
     if (rc == ZOK) return {};
     for (std::size_t i = 0; i < results.size(); ++i) {

@@ -111,11 +111,15 @@ public:
 
     // This session's id (ephemeral owners carry it).
     std::int64_t session_id() const;
+    // Round trips made through this session so far (what a pass over the
+    // cluster's state costs ZooKeeper).
+    std::uint64_t requests() const noexcept { return requests_; }
 
 private:
     friend class ZkClient;
     void* handle_ = nullptr;  // zhandle_t
     std::vector<char> buffer_;
+    std::uint64_t requests_ = 0;
 };
 
 class ZkClient {

@@ -56,6 +56,7 @@ ZkMetadataStore::ZkMetadataStore(Options options)
       propagation_timeout_(options.propagation_timeout) {
     try {
         zk_ = std::make_unique<zk::ZkClient>(options.zookeeper);
+        client_ = zk_.get();
         zk_->subscribe([this](ZkSession& s, const zk::WatchEvent& e) { on_event(s, e); });
         zk_->run_sync([this](ZkSession& s) {
             start_session(s);
@@ -260,10 +261,21 @@ void ZkMetadataStore::on_event(ZkSession& s, const zk::WatchEvent& event) {
         // Lost connection: the client reconnects by itself and the watches
         // stay; an expired session arrives as its own event.
         logging::warn("ZooKeeper read after an event on {} failed: {}", event.path, e.what());
-        if (e.session_expired()) handle_event(s, {zk::WatchEvent::Type::session, "", zk::WatchEvent::State::expired});
-        return;
+        if (!e.session_expired()) return;
+        handle_event(s, {zk::WatchEvent::Type::session, "", zk::WatchEvent::State::expired});
     }
-    publish();
+    // Events come in bursts (a topic's partitions, every leadership a broker
+    // held): one snapshot after the events already queued, not one per event,
+    // since each build walks every partition of the cluster.
+    if (publish_queued_ || !*alive_) return;
+    publish_queued_ = true;
+    // Not through zk_: while the destructor joins the ZooKeeper thread, zk_
+    // is already empty and the client it held still runs queued events.
+    client_->post([this, alive = std::weak_ptr<bool>(alive_)](ZkSession&) {
+        if (auto a = alive.lock(); !a || !*a) return;
+        publish_queued_ = false;
+        publish();
+    });
 }
 
 void ZkMetadataStore::handle_event(ZkSession& s, const zk::WatchEvent& event) {

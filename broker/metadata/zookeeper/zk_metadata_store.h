@@ -121,6 +121,8 @@ private:
     Cache cache_;                                    // ZooKeeper thread
     std::shared_ptr<const MetadataSnapshot> built_;  // ZooKeeper thread: the last snapshot published
     std::uint64_t version_ = 0;                      // ZooKeeper thread
+    bool publish_queued_ = false;                    // ZooKeeper thread
+    zk::ZkClient* client_ = nullptr;                 // zk_'s, for the ZooKeeper thread's own posts
     bool registered_ = true;                         // ZooKeeper thread: false after deregister()
 
     mutable std::mutex snapshot_mutex_;

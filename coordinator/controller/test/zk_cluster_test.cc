@@ -200,6 +200,39 @@ TEST_F(ZkClusterTest, CreateTopicSpreadsReplicasAndLeaders) {
     EXPECT_EQ(n1->run(n1->store().create_topic(too_many, false)).error, ErrorCode::invalid_replication_factor);
 }
 
+TEST_F(ZkClusterTest, ANewTopicCostsZooKeeperItsOwnPartitionsNotTheWholeCluster) {
+    auto n1 = node(1);
+    ASSERT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return s.controller_id == 1; }));
+    auto requests = [&] { return n1->store().zookeeper().run_sync([](zk::ZkSession& s) { return s.requests(); }); };
+    auto create = [&](const std::string& name) {
+        metadata::NewTopic t;
+        t.name = name;
+        t.num_partitions = 4;
+        t.replication_factor = 1;
+        auto created = n1->run(n1->store().create_topic(t, false));
+        ASSERT_TRUE(created.ok()) << created.message;
+        ASSERT_TRUE(all_led(*n1->snapshot(), name, 4));
+    };
+    // Every pass the creation causes has run once the count stops moving.
+    auto settled = [&] {
+        auto last = requests();
+        for (int i = 0; i < 100; ++i) {
+            std::this_thread::sleep_for(100ms);
+            auto now = requests();
+            if (now == last) return now;
+            last = now;
+        }
+        return last;
+    };
+    for (int i = 0; i < 60; ++i) create("existing-" + std::to_string(i));
+    const auto before = settled();
+    create("one-more");
+    const auto cost = settled() - before;
+    // Reading all 61 topics and 244 partition states once would be 305
+    // requests; a creation costs its own topic's reads and writes.
+    EXPECT_LT(cost, 80U) << cost << " ZooKeeper requests for one topic of 4 partitions";
+}
+
 TEST_F(ZkClusterTest, LeadershipMovesToInSyncReplicaWhenBrokerLeaves) {
     auto n1 = node(1);
     auto n2 = node(2);
