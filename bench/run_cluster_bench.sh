@@ -17,11 +17,18 @@
 #     follower restarts; bytes replicated per second until it is back in the
 #     ISR, against the disk's sequential write rate (dd, O_DIRECT).
 #
+#   * idle partitions: what partitions that carry nothing cost a cluster
+#     whose one topic is busy: the brokers' CPU at rest and during an
+#     acks=all latency run (200 msg/s x 1 KiB), and the time to create them
+#     (IDLE_TOPICS topics of 4 partitions, RF 3), against the same runs
+#     before they exist.
+#
 #   bench/run_cluster_bench.sh [--reps 3] [--quick]
 #
 # Env: BUILD_DIR (default build-bench; any build of weir and broker_bench),
 # BENCH_TMP (default /tmp), SESSION_MS (default 1500: ZooKeeper's minimum is
-# 2 ticks, and the server here ticks every 500 ms).
+# 2 ticks, and the server here ticks every 500 ms), PHASES (default
+# "produce failover catchup idle"), IDLE_TOPICS (default 500).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +40,10 @@ bench_options 3 "$@"
 N100=2000000; N1K=600000; LAT_S=15; CATCHUP_MSGS=1000000; FAILOVERS=5
 if [[ $QUICK == 1 ]]; then N100=20000; N1K=5000; LAT_S=3; CATCHUP_MSGS=20000; FAILOVERS=1; fi
 SESSION_MS=${SESSION_MS:-1500}
+PHASES=${PHASES:-produce failover catchup idle}
+IDLE_TOPICS=${IDLE_TOPICS:-500}; IDLE_S=20
+if [[ $QUICK == 1 ]]; then IDLE_TOPICS=20; IDLE_S=3; fi
+phase() { [[ " $PHASES " == *" $1 "* ]]; }
 
 bench_build weir broker_bench
 WEIR=$BUILD/bin/weir
@@ -133,7 +144,7 @@ for id in 1 2 3; do start_broker "$id"; done
 for ((i = 0; i < 300; i++)); do topics --list >/dev/null 2>&1 && break; sleep 0.1; done
 
 # --- throughput and latency, RF 3 against RF 1 ---------------------------------
-for ((rep = 1; rep <= REPS; rep++)); do
+phase produce && for ((rep = 1; rep <= REPS; rep++)); do
   echo "== repetition $rep/$REPS (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   for shape in "100 $N100" "1024 $N1K"; do
     read -r size count <<<"$shape"
@@ -159,7 +170,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 
 # --- failover ------------------------------------------------------------------
-for ((run = 1; run <= FAILOVERS; run++)); do
+phase failover && for ((run = 1; run <= FAILOVERS; run++)); do
   t="failover-$run"
   topics --create --topic "$t" --partitions 1 --replication-factor 3 >/dev/null
   echo warm | kcat -b "$(bootstrap)" -t "$t" -p 0 -P -X request.required.acks=-1 -X message.timeout.ms=10000 2>/dev/null
@@ -182,7 +193,36 @@ for ((run = 1; run <= FAILOVERS; run++)); do
   for ((i = 0; i < 300; i++)); do [[ $(isr_size "$t") == 3 ]] && break; sleep 0.1; done
 done
 
+# --- idle partitions -----------------------------------------------------------
+idle_runs() {  # idle partitions
+  local n=$1 before rep
+  for ((rep = 1; rep <= REPS; rep++)); do
+    before=$(broker_cpu)
+    sleep $IDLE_S
+    echo "RESULT phase=idle_cpu idle_partitions=$n rep=$rep seconds=$IDLE_S $(cpu_delta "$before" "$(broker_cpu)" 1)" \
+      | tee -a "$RESULTS"
+    before=$(broker_cpu)
+    timeout 600 "$BENCH" latency --bootstrap "$(bootstrap)" --topic idle-busy --rate 200 --size 1024 --seconds $LAT_S \
+      --partitions 4 --set acks=all | record idle_partitions=$n rep=$rep
+    echo "RESULT phase=idle_busy_cpu idle_partitions=$n rep=$rep $(cpu_delta "$before" "$(broker_cpu)" $((200 * LAT_S)))" \
+      | tee -a "$RESULTS"
+  done
+}
+if phase idle; then
+  topics --create --topic idle-busy --partitions 4 --replication-factor 3 >/dev/null
+  idle_runs 0
+  t0=$(date +%s%N)
+  for ((i = 0; i < IDLE_TOPICS; i++)); do
+    topics --create --topic "idle-$i" --partitions 4 --replication-factor 3 >/dev/null
+  done
+  t1=$(date +%s%N)
+  echo "RESULT phase=idle_create topics=$IDLE_TOPICS partitions=$((IDLE_TOPICS * 4)) ms=$(( (t1 - t0) / 1000000 ))" \
+    | tee -a "$RESULTS"
+  idle_runs $((IDLE_TOPICS * 4))
+fi
+
 # --- follower catch-up ---------------------------------------------------------
+phase catchup || { echo "raw results: $RESULTS"; exit 0; }
 t=catchup
 topics --create --topic "$t" --partitions 1 --replication-factor 3 >/dev/null
 leader=$(leader_of "$t")

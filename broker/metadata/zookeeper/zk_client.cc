@@ -78,17 +78,20 @@ ZkSession::~ZkSession() {
 
 std::optional<Node> ZkSession::get(const std::string& path, bool watch) {
     if (buffer_.size() < kMaxNodeBytes) buffer_.resize(kMaxNodeBytes);
-    int len = static_cast<int>(buffer_.size());
-    Stat stat{};
-    ++requests_;
-    int rc = zoo_get(zh(handle_), path.c_str(), watch ? 1 : 0, buffer_.data(), &len, &stat);
-    if (rc == ZNONODE) {
-        // Leaves a watch for the node's creation.
-        if (watch) return exists(path, true);
-        return std::nullopt;
+    while (true) {
+        int len = static_cast<int>(buffer_.size());
+        Stat stat{};
+        ++requests_;
+        int rc = zoo_get(zh(handle_), path.c_str(), watch ? 1 : 0, buffer_.data(), &len, &stat);
+        if (rc == ZOK)
+            return to_node(len > 0 ? std::string(buffer_.data(), static_cast<std::size_t>(len)) : std::string(),
+                           stat);
+        if (rc != ZNONODE) fail(rc, "get", path);
+        // Leaves a watch for the node's creation. Created between the two
+        // calls, the node must be read again: the exists watch then fires only
+        // on its next change, which may never come (a partition's first state).
+        if (!watch || !exists(path, true)) return std::nullopt;
     }
-    if (rc != ZOK) fail(rc, "get", path);
-    return to_node(len > 0 ? std::string(buffer_.data(), static_cast<std::size_t>(len)) : std::string(), stat);
 }
 
 std::optional<Node> ZkSession::exists(const std::string& path, bool watch) {
