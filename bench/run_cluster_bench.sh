@@ -201,15 +201,16 @@ idle_runs() {  # idle partitions
     sleep $IDLE_S
     echo "RESULT phase=idle_cpu idle_partitions=$n rep=$rep seconds=$IDLE_S $(cpu_delta "$before" "$(broker_cpu)" 1)" \
       | tee -a "$RESULTS"
+    # A topic per run: the latency run measures every message it finds in its topic.
+    topics --create --topic "idle-busy-$n-$rep" --partitions 4 --replication-factor 3 >/dev/null
     before=$(broker_cpu)
-    timeout 600 "$BENCH" latency --bootstrap "$(bootstrap)" --topic idle-busy --rate 200 --size 1024 --seconds $LAT_S \
+    timeout 600 "$BENCH" latency --bootstrap "$(bootstrap)" --topic "idle-busy-$n-$rep" --rate 200 --size 1024 --seconds $LAT_S \
       --partitions 4 --set acks=all | record idle_partitions=$n rep=$rep
     echo "RESULT phase=idle_busy_cpu idle_partitions=$n rep=$rep $(cpu_delta "$before" "$(broker_cpu)" $((200 * LAT_S)))" \
       | tee -a "$RESULTS"
   done
 }
 if phase idle; then
-  topics --create --topic idle-busy --partitions 4 --replication-factor 3 >/dev/null
   idle_runs 0
   t0=$(date +%s%N)
   for ((i = 0; i < IDLE_TOPICS; i++)); do
