@@ -84,8 +84,7 @@ std::optional<Node> ZkSession::get(const std::string& path, bool watch) {
         ++requests_;
         int rc = zoo_get(zh(handle_), path.c_str(), watch ? 1 : 0, buffer_.data(), &len, &stat);
         if (rc == ZOK)
-            return to_node(len > 0 ? std::string(buffer_.data(), static_cast<std::size_t>(len)) : std::string(),
-                           stat);
+            return to_node(len > 0 ? std::string(buffer_.data(), static_cast<std::size_t>(len)) : std::string(), stat);
         if (rc != ZNONODE) fail(rc, "get", path);
         // Leaves a watch for the node's creation. Created between the two
         // calls, the node must be read again: the exists watch then fires only
