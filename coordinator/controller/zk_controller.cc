@@ -150,7 +150,7 @@ boost::asio::awaitable<void> ZkController::loop() {
             if (!*alive) co_return;
             logging::warn("controller: {}", e.what());
             again = true;  // ZooKeeper is away: the same work again
-            *redo = work;
+            redo->merge(work);
         }
         if (!*alive) co_return;
         if (again) {
@@ -178,8 +178,10 @@ ZkController::Pass ZkController::act(ZkSession& s, bool rebalance, Work work, Wo
         epoch_ = try_elect(s);
         if (!epoch_) return Pass::done;
         logging::info("controller: broker {} is the controller, epoch {}", config_.broker_id, epoch_->epoch);
-        // What happened while another broker controlled is unknown here.
+        // What happened while another broker controlled is unknown here
+        // (and a pass cut short after the election must not forget it).
         work.everything = true;
+        redo.everything = true;
     }
     auto pass = reconcile(s, *epoch_, work, redo);
     if (pass == Pass::done && rebalance) pass = rebalance_leaders(s, *epoch_);
