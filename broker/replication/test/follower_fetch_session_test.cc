@@ -28,6 +28,15 @@ Asks three_partitions() {
     return {{{"a", 0}, {10, 0, 4, 1024}}, {{"a", 1}, {20, 0, 4, 1024}}, {{"b", 0}, {30, 0, 2, 1024}}};
 }
 
+// A session the leader opened (id 77) over three_partitions().
+FollowerFetchSession opened() {
+    FollowerFetchSession s;
+    msg::FetchRequest first;
+    s.fill(first, three_partitions());
+    s.answered(ErrorCode::none, 77);
+    return s;
+}
+
 TEST(FollowerFetchSessionTest, FirstFetchNamesEveryPartitionAndOpensASession) {
     FollowerFetchSession s;
     msg::FetchRequest r;
@@ -45,11 +54,7 @@ TEST(FollowerFetchSessionTest, FirstFetchNamesEveryPartitionAndOpensASession) {
 }
 
 TEST(FollowerFetchSessionTest, LaterFetchesNameOnlyChangesAndForgetWhatIsNoLongerAsked) {
-    FollowerFetchSession s;
-    msg::FetchRequest first;
-    s.fill(first, three_partitions());
-    s.answered(ErrorCode::none, 77);
-
+    auto s = opened();
     msg::FetchRequest quiet;
     s.fill(quiet, three_partitions());
     EXPECT_EQ(quiet.session_id, 77);
@@ -78,10 +83,7 @@ TEST(FollowerFetchSessionTest, LaterFetchesNameOnlyChangesAndForgetWhatIsNoLonge
 
 TEST(FollowerFetchSessionTest, AnErrorOrALostAnswerStartsOverWithAFullFetch) {
     for (int how = 0; how < 4; ++how) {
-        FollowerFetchSession s;
-        msg::FetchRequest first;
-        s.fill(first, three_partitions());
-        s.answered(ErrorCode::none, 77);
+        auto s = opened();
         msg::FetchRequest second;
         s.fill(second, three_partitions());
         if (how == 0) s.answered(ErrorCode::fetch_session_id_not_found, 0);
