@@ -39,12 +39,9 @@ if [ -n "$full" ]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   ctest --test-dir build-asan --timeout 600 -j"$jobs" --output-on-failure || status=1
 
-  echo "=== librdkafka's own integration suite against the sanitized broker ==="
+  echo "=== librdkafka's own integration suite against one sanitized broker and against three over ZooKeeper ==="
   compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite \
-    --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
-  echo "=== the suite's numbers that need a cluster, against 3 sanitized brokers over ZooKeeper ==="
-  compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite-cluster \
-    --brokers 3 --classes cluster --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
+    --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-4}" --retries 1 || status=1
   exit $status
 fi
 
@@ -53,10 +50,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_WERROR=ON 
 cmake --build build -j"$jobs"
 ctest --test-dir build --timeout 600 -j"$jobs" --output-on-failure || status=1
 
-echo "=== librdkafka's own integration suite ==="
+echo "=== librdkafka's own integration suite against one broker and against three over ZooKeeper ==="
 compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite \
-  --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
-echo "=== the suite's numbers that need a cluster, against 3 brokers over ZooKeeper ==="
-compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite-cluster \
-  --brokers 3 --classes cluster --parallel "${WEIR_SUITE_PARALLEL:-2}" --retries 1 || status=1
+  --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-4}" --retries 1 || status=1
 exit $status
