@@ -15,7 +15,8 @@ bench_options() {  # default repetitions, then the script's arguments: sets REPS
   done
 }
 
-bench_build() {  # targets...
+bench_build() {  # targets... (BENCH_PREBUILT=1: BUILD_DIR/bin holds them already, e.g. a saved build of another commit)
+  [[ ${BENCH_PREBUILT:-0} == 1 ]] && return 0
   if [[ ! -f $BUILD/build.ninja ]]; then
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEIR_BENCH=ON >/dev/null
   fi

@@ -220,6 +220,9 @@ if phase idle; then
   echo "RESULT phase=idle_create topics=$IDLE_TOPICS partitions=$((IDLE_TOPICS * 4)) ms=$(( (t1 - t0) / 1000000 ))" \
     | tee -a "$RESULTS"
   idle_runs $((IDLE_TOPICS * 4))
+  # Over a minute later: followers that fetched nothing new there are still in every ISR.
+  short=$(topics --describe | awk '{for (i = 1; i < NF; i++) if ($i == "Isr:" && split($(i + 1), a, ",") < 3) n++} END {print n + 0}')
+  echo "RESULT phase=idle_isr partitions=$((IDLE_TOPICS * 4)) isr_below_3=$short" | tee -a "$RESULTS"
 fi
 
 # --- follower catch-up ---------------------------------------------------------

@@ -8,6 +8,7 @@
 // partitions with something new. Session id 0 with epoch -1 is sessionless.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "broker/handlers/fetch_sessions.h"
 #include "broker/handlers/handlers.h"
@@ -36,6 +37,9 @@ struct Target {
     std::int64_t fetcher_log_start_offset = -1;
     std::int32_t current_leader_epoch = partitions::kNoLeaderEpoch;
     std::shared_ptr<partitions::Partition> partition;  // null: `out` holds the error
+    std::shared_ptr<ReadWatch> watch;                  // incremental fetches: the session's
+    bool resolved = false;
+    bool at_end = false;  // see FetchPartitionResult::at_end
     PartitionData out;
 };
 
@@ -78,6 +82,7 @@ private:
 };
 
 void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Target& target) {
+    target.resolved = true;
     auto& out = target.out;
     out.partition_index = target.key.partition;
     out.high_watermark = -1;
@@ -138,9 +143,11 @@ partitions::RecordsConverter converter_for(std::int16_t version) {
 }
 
 // Reads every target through the ReplicaManager, long polling until
-// min_bytes, an error, the deadline or shutdown. Targets without a partition
-// carry their resolve error already.
-Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector<Target>& targets) {
+// min_bytes, an error, the deadline or shutdown; with `wake_on` (a session's
+// change signal), until its first wake, and then returns true. Targets
+// without a partition carry their resolve error already.
+Task<bool> read_targets(BrokerContext& broker, const Limits& limits, std::vector<Target>& targets,
+                        partitions::ChangeListeners* wake_on) {
     partitions::FetchParams params;
     params.min_bytes = limits.min_bytes;
     params.max_bytes = limits.response_max;
@@ -151,6 +158,7 @@ Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector
     params.replica_id = limits.replica_id;
     params.deadline = limits.deadline;
     params.zero_copy = broker.config.fetch_zero_copy;
+    params.wake_on = wake_on;
     std::vector<partitions::FetchPartition> reads;
     reads.reserve(targets.size());
     for (const auto& target : targets) {
@@ -160,11 +168,12 @@ Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector
         read.max_bytes = target.max_bytes;
         read.current_leader_epoch = target.current_leader_epoch;
     }
-    auto results = co_await broker.partitions.fetch(params, std::move(reads), converter_for(limits.version));
+    auto fetched = co_await broker.partitions.fetch(params, std::move(reads), converter_for(limits.version));
     for (std::size_t i = 0; i < targets.size(); ++i) {
         if (!targets[i].partition) continue;
         auto& out = targets[i].out;
-        auto& result = results[i];
+        auto& result = fetched.partitions[i];
+        targets[i].at_end = result.at_end;
         out.error_code = to_int(result.error);
         out.high_watermark = result.high_watermark;
         out.last_stable_offset = result.last_stable_offset;
@@ -187,6 +196,18 @@ Task<void> read_targets(BrokerContext& broker, const Limits& limits, std::vector
         }
         out.records = std::move(result.records);
     }
+    co_return fetched.woken;
+}
+
+Target target_of(const CachedPartition& cached) {
+    Target target;
+    target.key = cached.key;
+    target.fetch_offset = cached.fetch_offset;
+    target.max_bytes = cached.max_bytes;
+    target.fetcher_log_start_offset = cached.fetcher_log_start_offset;
+    target.current_leader_epoch = cached.current_leader_epoch;
+    target.watch = cached.watch;
+    return target;
 }
 
 PartitionOutcome outcome_of(const PartitionData& out) {
@@ -278,15 +299,24 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
     }
 
     std::vector<Target> targets;
+    // The session's partitions this fetch reads (the rest are quiet: nothing
+    // new for the fetcher, and their answers would be left out anyway).
+    std::set<const ReadWatch*> reading;
+    auto read_too = [&](const CachedPartition& cached) {
+        if (!reading.insert(cached.watch.get()).second) return;
+        targets.push_back(target_of(cached));
+    };
     if (session) {
-        targets.reserve(session->size());
-        for (const auto& cached : session->partitions()) {
-            auto& target = targets.emplace_back();
-            target.key = cached.key;
-            target.fetch_offset = cached.fetch_offset;
-            target.max_bytes = cached.max_bytes;
-            target.fetcher_log_start_offset = cached.fetcher_log_start_offset;
-            target.current_leader_epoch = cached.current_leader_epoch;
+        for (const auto& cached : session->partitions())
+            if (!cached.watch->quiet || cached.watch->changed) read_too(cached);
+        if (limits.replica_id >= 0 && session->refresh_due(std::chrono::steady_clock::now())) {
+            for (const auto& cached : session->partitions()) {
+                if (reading.contains(cached.watch.get())) continue;
+                if (auto partition = cached.watch->subscription.partition())
+                    broker.partitions.follower_fetched(*partition, limits.replica_id, cached.fetch_offset);
+                else
+                    read_too(cached);  // gone: read, to answer its error or find its successor
+            }
         }
     } else {
         for (std::size_t t = 0; t < request.topics.size(); ++t) {
@@ -302,9 +332,20 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
             }
         }
     }
-    for (auto& target : targets) resolve(broker, names, limits, target);
-
-    co_await read_targets(broker, limits, targets);
+    while (true) {
+        for (auto& target : targets) {
+            if (!target.resolved) resolve(broker, names, limits, target);
+            if (!target.watch) continue;
+            target.watch->changed = false;  // read below
+            if (target.partition) session->watch(*target.watch, *target.partition);
+        }
+        if (!co_await read_targets(broker, limits, targets, session ? &session->changes() : nullptr)) break;
+        // Woken while parked: read again, with the quiet partitions that changed.
+        for (const auto& cached : session->partitions())
+            if (cached.watch->changed) read_too(cached);
+    }
+    for (auto& target : targets)
+        if (target.watch) target.watch->quiet = target.out.error_code == 0 && target.at_end;
 
     if (session && session->epoch() != expected_epoch) {
         // Another fetch on this session was served while this one waited

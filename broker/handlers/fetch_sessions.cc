@@ -17,10 +17,12 @@ void FetchSession::upsert(const CachedPartition& request_side) {
     auto it = index_.find(request_side.key);
     if (it == index_.end()) {
         partitions_.push_back(request_side);
+        partitions_.back().watch = std::make_shared<ReadWatch>();
         index_.emplace(request_side.key, std::prev(partitions_.end()));
         return;
     }
     auto& cached = *it->second;
+    cached.watch->quiet = false;  // read at the offset the client sends now
     cached.fetch_offset = request_side.fetch_offset;
     cached.max_bytes = request_side.max_bytes;
     cached.fetcher_log_start_offset = request_side.fetcher_log_start_offset;
@@ -55,6 +57,22 @@ bool FetchSession::record_response(const SessionPartitionKey& key, const Partiti
     if (outcome.error_code != 0) cached.high_watermark = -1;
     if (outcome.has_records) partitions_.splice(partitions_.end(), partitions_, it->second);
     return must_respond;
+}
+
+bool FetchSession::refresh_due(TimePoint now) {
+    if (last_refresh_ && now - *last_refresh_ < kRefreshInterval) return false;
+    last_refresh_ = now;
+    return true;
+}
+
+void FetchSession::watch(ReadWatch& watch, partitions::Partition& partition) {
+    if (watch.subscription.on(partition)) return;
+    watch.session_changes = changes_;
+    // The listener lives in `watch` (its subscription), so `w` outlives it.
+    watch.subscription = partition.subscribe([w = &watch] {
+        w->changed = true;
+        if (auto changes = w->session_changes.lock()) changes->notify();
+    });
 }
 
 void FetchSession::advance_epoch() {
@@ -127,6 +145,7 @@ std::shared_ptr<FetchSession> FetchSessionCache::create(std::list<CachedPartitio
     if (sessions_.size() >= options_.max_slots && !evict_for(partitions.size(), privileged, at)) return nullptr;
     auto session = std::make_shared<FetchSession>(new_session_id(), uses_topic_ids, privileged, at);
     for (auto& p : partitions) {
+        if (!p.watch) p.watch = std::make_shared<ReadWatch>();
         auto [it, inserted] = session->index_.try_emplace(p.key);
         if (inserted) {
             session->partitions_.push_back(std::move(p));

@@ -1,8 +1,10 @@
 #pragma once
 // Fetch sessions (KIP-227): the broker remembers what a client fetches and
 // what it was last told, so incremental fetches carry only changes and get
-// back only partitions with something new. Bookkeeping only: no I/O, no
-// reads. Not thread-safe; the broker serves requests on one I/O thread.
+// back only partitions with something new, and what each partition had to
+// read when last read, so incremental fetches read only partitions that may
+// have something. Bookkeeping only: no I/O, no reads. Not thread-safe; the
+// broker serves requests on one I/O thread.
 #include <chrono>
 #include <compare>
 #include <cstdint>
@@ -10,11 +12,13 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <utility>
 
+#include "broker/partitions/partition.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::handlers {
@@ -27,6 +31,18 @@ struct SessionPartitionKey {
     std::int32_t partition = 0;
 
     auto operator<=>(const SessionPartitionKey&) const = default;
+};
+
+// Whether an incremental fetch must read a partition: one read to its end
+// stays quiet until it changes (its change listener says so) or the client
+// sends it again. Every change a fetcher could see notifies (appends, high
+// watermark and log start moves, leadership, stop), so a quiet partition
+// left unread has nothing for it.
+struct ReadWatch {
+    partitions::Partition::Subscription subscription;
+    std::weak_ptr<partitions::ChangeListeners> session_changes;  // told after `changed` is set
+    bool quiet = false;                                          // last read: no error, nothing past the fetch offset
+    bool changed = false;                                        // the partition changed since it was last read
 };
 
 struct CachedPartition {
@@ -42,6 +58,9 @@ struct CachedPartition {
     std::int64_t high_watermark = -1;
     std::int64_t last_stable_offset = -1;
     std::int64_t log_start_offset = -1;
+    // Within a session, never null (shared: a fetch reading it keeps it, even
+    // if a pipelined fetch makes the session forget the partition meanwhile).
+    std::shared_ptr<ReadWatch> watch;
 };
 
 // What one fetch produced for a partition, as far as the session cares.
@@ -85,6 +104,17 @@ public:
     bool record_response(const SessionPartitionKey& key, const PartitionOutcome& outcome);
     void advance_epoch();
 
+    // Whether a follower's fetch now records its position in the partitions
+    // it does not read (quiet ones), so that idle partitions keep it in the
+    // ISR: once per kRefreshInterval, far below replica.lag.time.max.ms.
+    bool refresh_due(TimePoint now);
+    static constexpr std::chrono::milliseconds kRefreshInterval{500};
+    // Keeps `watch` told of changes to `partition` (a partition recreated
+    // under the same name gets a new listener).
+    void watch(ReadWatch& watch, partitions::Partition& partition);
+    // Notified after any watched partition changes: a parked fetch waits on it.
+    [[nodiscard]] partitions::ChangeListeners& changes() { return *changes_; }
+
 private:
     friend class FetchSessionCache;
 
@@ -96,6 +126,9 @@ private:
     TimePoint last_used_;
     Partitions partitions_;
     std::map<SessionPartitionKey, Partitions::iterator> index_;
+    std::optional<TimePoint> last_refresh_;
+    // Shared with the watches' listeners, which may outlive the session.
+    std::shared_ptr<partitions::ChangeListeners> changes_ = std::make_shared<partitions::ChangeListeners>();
 };
 
 class FetchSessionCache {

@@ -13,10 +13,11 @@ namespace weir::partitions {
 
 namespace asio = boost::asio;
 
-asio::awaitable<std::vector<FetchPartitionResult>> ReplicaManager::fetch(FetchParams params,
-                                                                         std::vector<FetchPartition> partitions,
-                                                                         RecordsConverter convert) {
-    std::vector<FetchPartitionResult> results(partitions.size());
+asio::awaitable<FetchOutcome> ReplicaManager::fetch(FetchParams params, std::vector<FetchPartition> partitions,
+                                                    RecordsConverter convert) {
+    FetchOutcome outcome;
+    auto& results = outcome.partitions;
+    results.resize(partitions.size());
     bool unresolved = false;
     std::vector<std::shared_ptr<Partition>> readable;
     for (const auto& p : partitions) {
@@ -67,6 +68,10 @@ asio::awaitable<std::vector<FetchPartitionResult>> ReplicaManager::fetch(FetchPa
                 any_error = true;
                 continue;
             }
+            const auto end = params.isolation == FetchIsolation::log_end         ? read.log_end_offset
+                             : params.isolation == FetchIsolation::txn_committed ? read.last_stable_offset
+                                                                                 : read.high_watermark;
+            out.at_end = read.records.empty() && in.fetch_offset >= end;
             if (!read.records.empty()) {
                 total += static_cast<std::int64_t>(read.records.size());
                 first_data = false;
@@ -74,15 +79,22 @@ asio::awaitable<std::vector<FetchPartitionResult>> ReplicaManager::fetch(FetchPa
             out.records = std::move(read.records);
         }
         if (any_error || total >= params.min_bytes || (total > 0 && total >= params.max_bytes) ||
-            std::chrono::steady_clock::now() >= params.deadline || readable.empty() || stopping_)
+            std::chrono::steady_clock::now() >= params.deadline || (readable.empty() && !params.wake_on) || stopping_)
             break;
+        if (params.wake_on) {
+            // The session watches every partition read here, and the others.
+            co_await wait_for_change({}, params.deadline, params.wake_on);
+            outcome.woken = true;
+            break;
+        }
         co_await wait_for_change(readable, params.deadline);
     }
-    co_return results;
+    co_return outcome;
 }
 
 asio::awaitable<void> ReplicaManager::wait_for_change(std::vector<std::shared_ptr<Partition>> partitions,
-                                                      std::chrono::steady_clock::time_point deadline) {
+                                                      std::chrono::steady_clock::time_point deadline,
+                                                      ChangeListeners* also) {
     if (stopping_) co_return;
     asio::steady_timer timer(executor_, deadline);
     // Declared after the timer: they unsubscribe before it goes, even when the
@@ -91,6 +103,13 @@ asio::awaitable<void> ReplicaManager::wait_for_change(std::vector<std::shared_pt
     subscriptions.reserve(partitions.size());
     for (const auto& partition : partitions)
         subscriptions.push_back(partition->subscribe([&timer] { timer.cancel(); }));
+    struct Also {
+        ChangeListeners* listeners;
+        ChangeListeners::Id id;
+        ~Also() {
+            if (listeners) listeners->remove(id);
+        }
+    } also_subscription{also, also ? also->add([&timer] { timer.cancel(); }) : 0};
     boost::system::error_code ec;
     co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
 }

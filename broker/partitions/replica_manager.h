@@ -59,6 +59,11 @@ struct FetchParams {
     // Records may stay in their segment files (wire::FileRegion): for
     // answers a connection sends itself.
     bool zero_copy = false;
+    // A fetch session's own change signal (its partitions, read or not): a
+    // parked fetch waits on it instead of on the partitions it reads, and
+    // returns at its first wake so the caller can read again, with the
+    // partitions that changed added.
+    ChangeListeners* wake_on = nullptr;
 };
 
 struct FetchPartitionResult {
@@ -69,6 +74,14 @@ struct FetchPartitionResult {
     std::int64_t log_start_offset = -1;
     // txn_committed reads that read: the aborted transactions in `records`.
     std::optional<std::vector<AbortedTransaction>> aborted_transactions;
+    // Nothing to read past the fetch offset (at the fetch's isolation) and no
+    // error: the partition has nothing for this fetcher until it changes.
+    bool at_end = false;
+};
+
+struct FetchOutcome {
+    std::vector<FetchPartitionResult> partitions;  // in the order asked
+    bool woken = false;                            // by FetchParams::wake_on: read again
 };
 
 // Turns records read into what the fetcher gets (down-conversion for old
@@ -121,13 +134,15 @@ public:
     // ---- read path (read_path.cc) ----
     // Reads every partition (budgeted as KIP-74 says) and, unless something
     // failed, min_bytes were read or the deadline passed, parks until a
-    // partition changes and reads again. Results are in `partitions` order.
-    boost::asio::awaitable<std::vector<FetchPartitionResult>> fetch(FetchParams params,
-                                                                    std::vector<FetchPartition> partitions,
-                                                                    RecordsConverter convert);
-    // Resolves at `deadline`, or as soon as any of `partitions` changes.
+    // partition changes and reads again (with FetchParams::wake_on: returns
+    // woken instead). Results are in `partitions` order.
+    boost::asio::awaitable<FetchOutcome> fetch(FetchParams params, std::vector<FetchPartition> partitions,
+                                               RecordsConverter convert);
+    // Resolves at `deadline`, or as soon as any of `partitions` changes or
+    // `also` notifies.
     boost::asio::awaitable<void> wait_for_change(std::vector<std::shared_ptr<Partition>> partitions,
-                                                 std::chrono::steady_clock::time_point deadline);
+                                                 std::chrono::steady_clock::time_point deadline,
+                                                 ChangeListeners* also = nullptr);
 
     // producer.id.expiration.ms, run every
     // producer.id.expiration.check.interval.ms.

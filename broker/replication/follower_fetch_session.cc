@@ -27,22 +27,44 @@ void add_partition(msg::FetchRequest& request, const TopicPartition& tp, const F
 
 }  // namespace
 
-void FollowerFetchSession::fill(msg::FetchRequest& request, const Asks& asks) {
+void FollowerFetchSession::want(const TopicPartition& tp, const Ask& ask) {
+    wanted_[tp] = ask;
+    changed_.insert(tp);
+}
+
+void FollowerFetchSession::drop(const TopicPartition& tp) {
+    // Even if the session does not hold it yet: a request in flight may add it.
+    wanted_.erase(tp);
+    changed_.insert(tp);
+}
+
+void FollowerFetchSession::fill(msg::FetchRequest& request) {
     request.session_id = id_;
     request.session_epoch = epoch_;
-    for (const auto& [tp, ask] : asks) {
-        auto held = in_session_.find(tp);
-        if (id_ == 0 || held == in_session_.end() || held->second != ask) add_partition(request, tp, ask);
-    }
-    if (id_ != 0) {
-        for (const auto& [tp, ask] : in_session_) {
-            if (asks.contains(tp)) continue;
-            if (request.forgotten_topics_data.empty() || request.forgotten_topics_data.back().topic != tp.topic)
-                request.forgotten_topics_data.emplace_back().topic = tp.topic;
-            request.forgotten_topics_data.back().partitions.push_back(tp.partition);
+    Sent sent;
+    sent.full = id_ == 0;
+    auto send = [&](const TopicPartition& tp, const Ask& ask) {
+        add_partition(request, tp, ask);
+        sent.asks.emplace_back(tp, ask);
+    };
+    if (sent.full) {
+        for (const auto& [tp, ask] : wanted_) send(tp, ask);
+    } else {
+        for (const auto& tp : changed_) {
+            auto wanted = wanted_.find(tp);
+            auto held = in_session_.find(tp);
+            if (wanted != wanted_.end()) {
+                if (held == in_session_.end() || held->second != wanted->second) send(tp, wanted->second);
+            } else if (held != in_session_.end()) {
+                if (request.forgotten_topics_data.empty() || request.forgotten_topics_data.back().topic != tp.topic)
+                    request.forgotten_topics_data.emplace_back().topic = tp.topic;
+                request.forgotten_topics_data.back().partitions.push_back(tp.partition);
+                sent.forgotten.push_back(tp);
+            }
         }
     }
-    pending_ = asks;
+    changed_.clear();
+    pending_ = std::move(sent);
 }
 
 void FollowerFetchSession::answered(ErrorCode error, std::int32_t session_id) {
@@ -55,7 +77,9 @@ void FollowerFetchSession::answered(ErrorCode error, std::int32_t session_id) {
     }
     epoch_ = id_ == 0 ? next_epoch(kInitialEpoch) : next_epoch(epoch_);
     id_ = session_id;
-    in_session_ = std::move(*pending_);
+    if (pending_->full) in_session_.clear();
+    for (auto& [tp, ask] : pending_->asks) in_session_[tp] = ask;
+    for (const auto& tp : pending_->forgotten) in_session_.erase(tp);
     pending_.reset();
 }
 
@@ -63,7 +87,14 @@ void FollowerFetchSession::reset() {
     id_ = 0;
     epoch_ = kInitialEpoch;
     in_session_.clear();
+    changed_.clear();  // the next fetch is full
     pending_.reset();
+}
+
+std::optional<std::int64_t> FollowerFetchSession::held_offset(const TopicPartition& tp) const {
+    auto held = in_session_.find(tp);
+    if (held == in_session_.end()) return std::nullopt;
+    return held->second.fetch_offset;
 }
 
 }  // namespace weir::replication

@@ -50,10 +50,25 @@ ReplicaFetcher::ReplicaFetcher(asio::any_io_executor executor, FetcherOptions op
 
 void ReplicaFetcher::add(const TopicPartition& tp) {
     partitions_[tp] = State{false, 0, next_generation_++};
+    session_.drop(tp);
     wake_.cancel();
 }
 
-void ReplicaFetcher::remove(const TopicPartition& tp) { partitions_.erase(tp); }
+void ReplicaFetcher::remove(const TopicPartition& tp) {
+    partitions_.erase(tp);
+    session_.drop(tp);
+}
+
+void ReplicaFetcher::fetch_from_end(const TopicPartition& tp, State& state, const partitions::Partition& p) {
+    state.truncated = true;
+    state.fetch_offset = p.log_end_offset();
+    session_.want(tp, {state.fetch_offset, p.log_start_offset(), p.leader_epoch(), options_.partition_max_bytes});
+}
+
+void ReplicaFetcher::truncate_first(const TopicPartition& tp, State& state) {
+    state.truncated = false;
+    session_.drop(tp);
+}
 
 void ReplicaFetcher::start() {
     if (running_) return;
@@ -86,7 +101,7 @@ std::shared_ptr<partitions::Partition> ReplicaFetcher::following(const TopicPart
     // A partition whose log dir failed is fetched no more (Kafka's
     // ReplicaManager.handleLogDirFailure removes it from the fetchers).
     if (!p || p->stopped() || p->offline() || p->is_leader() || p->leader() != leader_) {
-        partitions_.erase(tp);
+        remove(tp);
         return nullptr;
     }
     return p;
@@ -146,10 +161,12 @@ asio::awaitable<bool> ReplicaFetcher::truncate_pending() {
     request.replica_id = options_.local_broker_id;
     std::map<TopicPartition, std::uint64_t> asked;
     for (auto it = partitions_.begin(); it != partitions_.end();) {
+        if (it->second.truncated) {
+            ++it;
+            continue;
+        }
         const TopicPartition tp = it->first;
-        const bool truncated = it->second.truncated;
         ++it;
-        if (truncated) continue;
         auto p = following(tp);
         if (!p) continue;
         auto& state = partitions_.at(tp);
@@ -157,8 +174,7 @@ asio::awaitable<bool> ReplicaFetcher::truncate_pending() {
         if (!latest) {
             // No epoch in the local log: nothing it holds can have diverged
             // from a leader that wrote it.
-            state.truncated = true;
-            state.fetch_offset = p->log_end_offset();
+            fetch_from_end(tp, state, *p);
             continue;
         }
         if (request.topics.empty() || request.topics.back().topic != tp.topic)
@@ -207,8 +223,7 @@ asio::awaitable<bool> ReplicaFetcher::truncate_pending() {
                               p->log_end_offset(), target, leader_, p->leader_epoch());
                 p->truncate_to(target);
             }
-            state->second.truncated = true;
-            state->second.fetch_offset = p->log_end_offset();
+            fetch_from_end(tp, state->second, *p);
         }
     }
     co_return waiting;
@@ -220,21 +235,10 @@ asio::awaitable<void> ReplicaFetcher::fetch_once() {
     request.max_wait_ms = options_.max_wait_ms;
     request.min_bytes = options_.min_bytes;
     request.max_bytes = options_.response_max_bytes;
-    FollowerFetchSession::Asks asks;
-    std::map<TopicPartition, std::pair<std::uint64_t, std::int64_t>> asked;  // generation, offset
-    for (auto it = partitions_.begin(); it != partitions_.end();) {
-        const TopicPartition tp = it->first;
-        const bool truncated = it->second.truncated;
-        ++it;
-        if (!truncated) continue;
-        auto p = following(tp);
-        if (!p) continue;
-        const auto& state = partitions_.at(tp);
-        asks[tp] = {state.fetch_offset, p->log_start_offset(), p->leader_epoch(), options_.partition_max_bytes};
-        asked[tp] = {state.generation, state.fetch_offset};
-    }
-    if (asked.empty()) co_return;
-    session_.fill(request, asks);
+    if (session_.empty()) co_return;
+    session_.fill(request);
+    // A partition added again while the request is out waits for its own answers.
+    const auto sent_generation = next_generation_;
 
     auto call = client_.send<msg::FetchResponse>(
         request, kFetchVersion, options_.socket_timeout + std::chrono::milliseconds(options_.max_wait_ms));
@@ -253,9 +257,9 @@ asio::awaitable<void> ReplicaFetcher::fetch_once() {
         for (const auto& r : topic.partitions) {
             TopicPartition tp{topic.topic, r.partition_index};
             auto state = partitions_.find(tp);
-            auto sent = asked.find(tp);
-            if (state == partitions_.end() || sent == asked.end() || state->second.generation != sent->second.first ||
-                state->second.fetch_offset != sent->second.second)
+            // The leader read at the offset its session holds: it must be this log's end still.
+            if (state == partitions_.end() || !state->second.truncated || state->second.generation >= sent_generation ||
+                session_.held_offset(tp) != state->second.fetch_offset)
                 continue;
             auto p = following(tp);
             if (!p) continue;
@@ -266,18 +270,18 @@ asio::awaitable<void> ReplicaFetcher::fetch_once() {
                     if (appended.error != ErrorCode::none) {
                         report(tp.to_string() + ": append failed (" + std::string(error_name(appended.error)) +
                                "): " + appended.error_message);
-                        state->second.truncated = false;  // find the divergence again
+                        truncate_first(tp, state->second);  // find the divergence again
                         continue;
                     }
                 }
-                state->second.fetch_offset = p->log_end_offset();
                 if (r.log_start_offset >= 0) p->follow_log_start_offset(r.log_start_offset);
                 p->follow_high_watermark(r.high_watermark);
+                fetch_from_end(tp, state->second, *p);
             } else if (error == ErrorCode::offset_out_of_range) {
                 // Retention moved the leader's start past us, or this log is
                 // ahead of the leader's: find the position again.
                 if (r.log_start_offset > state->second.fetch_offset) p->follow_log_start_offset(r.log_start_offset);
-                state->second.truncated = false;
+                truncate_first(tp, state->second);
             }
             // NOT_LEADER_OR_FOLLOWER, FENCED/UNKNOWN_LEADER_EPOCH,
             // UNKNOWN_TOPIC_OR_PARTITION: the metadata will move this partition.

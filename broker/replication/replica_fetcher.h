@@ -67,6 +67,10 @@ private:
     boost::asio::awaitable<void> fetch_once();
     // Still a follower of this leader, else dropped.
     std::shared_ptr<partitions::Partition> following(const TopicPartition& tp);
+    // Truncated: fetched from the local log end on.
+    void fetch_from_end(const TopicPartition& tp, State& state, const partitions::Partition& p);
+    // Not fetched until truncated (again).
+    void truncate_first(const TopicPartition& tp, State& state);
     boost::asio::awaitable<void> pause(std::chrono::milliseconds d);
     void report(const std::string& problem);
 

@@ -181,6 +181,30 @@ TEST(FetchSessionTest, UpsertUpdatesRequestSideOnly) {
     EXPECT_EQ(s.size(), 1u);
 }
 
+TEST(FetchSessionTest, FollowerPositionsRefreshOncePerInterval) {
+    FetchSession s(1, false, true, TimePoint{});
+    const TimePoint t0 = TimePoint{} + 1h;
+    EXPECT_TRUE(s.refresh_due(t0));
+    EXPECT_FALSE(s.refresh_due(t0 + 499ms));
+    EXPECT_TRUE(s.refresh_due(t0 + 500ms));
+    EXPECT_FALSE(s.refresh_due(t0 + 900ms));
+    EXPECT_TRUE(s.refresh_due(t0 + 1100ms));
+}
+
+TEST(FetchSessionTest, APartitionSentAgainIsReadAgain) {
+    FetchSession s(1, false, false, TimePoint{});
+    CachedPartition c;
+    c.key = {"t", {}, 0};
+    s.upsert(c);
+    const auto* cached = s.find(c.key);
+    ASSERT_TRUE(cached->watch);
+    EXPECT_FALSE(cached->watch->quiet);  // never read
+    cached->watch->quiet = true;
+    c.fetch_offset = 4;
+    s.upsert(c);
+    EXPECT_FALSE(cached->watch->quiet);
+}
+
 TEST(FetchSessionTest, RecordResponseSendsOnlyNews) {
     FetchSession s(1, false, false, TimePoint{});
     SessionPartitionKey k{"t", {}, 0};
@@ -350,6 +374,31 @@ TEST_F(FetchSessionHandlerTest, IncrementalReturnsOnlyChangedPartitions) {
     EXPECT_EQ(answers(again)[0].partition, 1);
     auto settled = call(request(12, id, 4, {{1, 2}}, 10), 12);
     EXPECT_TRUE(answers(settled).empty());
+}
+
+TEST_F(FetchSessionHandlerTest, QuietPartitionsAreReadAgainOnceTheyChange) {
+    auto id = open();
+    call(request(12, id, 1, {{0, 3}}), 12);  // the first incremental fetch reads every partition
+    auto session = context_->fetch_sessions.find(id);
+    ASSERT_TRUE(session);
+    const auto* t0 = session->find({"t", {}, 0});
+    const auto* t1 = session->find({"t", {}, 1});
+    EXPECT_TRUE(t0->watch->quiet);
+    EXPECT_TRUE(t1->watch->quiet);
+    EXPECT_FALSE(t1->watch->changed);
+
+    produce("t", 1, 2);
+    EXPECT_TRUE(t1->watch->changed);
+    EXPECT_FALSE(t0->watch->changed);
+    // t-1 is read because it changed; t-0, quiet and unchanged, is not.
+    auto r = call(request(12, id, 2, {}), 12);
+    auto a = answers(r);
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].partition, 1);
+    EXPECT_GT(a[0].bytes, 0u);
+    EXPECT_FALSE(t1->watch->changed);
+    EXPECT_FALSE(t1->watch->quiet);  // the session's offset is still 0: records wait there
+    EXPECT_TRUE(t0->watch->quiet);
 }
 
 TEST_F(FetchSessionHandlerTest, EmptyIncrementalAnswerAfterMaxWait) {

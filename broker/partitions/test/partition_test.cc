@@ -160,7 +160,7 @@ TEST_F(PartitionTest, ParkedFetchWakesWhenTheHighWatermarkMoves) {
     EXPECT_FALSE(fetched->has_value()) << "read data above the high watermark";
     p->update_follower_position(kFollowerA, end);
     ASSERT_TRUE(run_until(io, [&] { return fetched->has_value(); }));
-    const auto& result = (**fetched).at(0);
+    const auto& result = (**fetched).partitions.at(0);
     EXPECT_EQ(result.error, ErrorCode::none);
     EXPECT_EQ(result.high_watermark, end);
     ASSERT_TRUE(result.records);
@@ -228,7 +228,7 @@ TEST_F(PartitionTest, AParkedFetchSeesTheEpochMove) {
     ASSERT_FALSE(fetched->has_value());
     replicas().apply(tp, single_node_leader(kLocal, 4));
     ASSERT_TRUE(run_until(io, [&] { return fetched->has_value(); }));
-    EXPECT_EQ((**fetched).at(0).error, ErrorCode::fenced_leader_epoch);
+    EXPECT_EQ((**fetched).partitions.at(0).error, ErrorCode::fenced_leader_epoch);
     EXPECT_TRUE(drained(io));
 }
 

@@ -201,7 +201,7 @@ TEST_F(Replicas, ParkedFetchWakesOnAppend) {
     EXPECT_FALSE(fetched->has_value()) << "nothing to read: the fetch parks";
     ASSERT_EQ(produce(sarama_batch(3, kTs)).error, ErrorCode::none);
     ASSERT_TRUE(run_until(io, [&] { return fetched->has_value(); }));
-    const auto& result = (**fetched).at(0);
+    const auto& result = (**fetched).partitions.at(0);
     EXPECT_EQ(result.error, ErrorCode::none);
     ASSERT_TRUE(result.records);
     EXPECT_EQ(storage::test::headers_of(result.records->bytes()).size(), 1u);
@@ -216,7 +216,7 @@ TEST_F(Replicas, ParkedFetchAnswersEmptyAtItsDeadline) {
     auto fetched = spawn(io, replicas().fetch({.min_bytes = 1, .max_bytes = 1 << 20, .deadline = deadline}, reads, {}));
     ASSERT_TRUE(run_until(io, [&] { return fetched->has_value(); }));
     EXPECT_GE(std::chrono::steady_clock::now(), deadline);
-    const auto& result = (**fetched).at(0);
+    const auto& result = (**fetched).partitions.at(0);
     EXPECT_EQ(result.error, ErrorCode::none);
     ASSERT_TRUE(result.records);
     EXPECT_TRUE(result.records->empty());
@@ -239,8 +239,8 @@ TEST_F(Replicas, RemovalWakesParkedFetchesAndAcksWithAnError) {
     EXPECT_TRUE(replicas().remove(tp));
     ASSERT_TRUE(run_until(io, [&] { return acked->has_value() && fetched->has_value(); }));
     EXPECT_EQ(**acked, ErrorCode::unknown_topic_or_partition);
-    EXPECT_EQ((**fetched).at(0).error, ErrorCode::unknown_topic_or_partition);
-    EXPECT_FALSE((**fetched).at(0).records);
+    EXPECT_EQ((**fetched).partitions.at(0).error, ErrorCode::unknown_topic_or_partition);
+    EXPECT_FALSE((**fetched).partitions.at(0).records);
     EXPECT_TRUE(drained(io)) << "a timer outlived its waiter";
 }
 
@@ -257,7 +257,7 @@ TEST_F(Replicas, ShutdownWakesEverythingAndParksNothingMore) {
     replicas().wake_all();
     ASSERT_TRUE(run_until(io, [&] { return acked->has_value() && fetched->has_value(); }));
     EXPECT_EQ(**acked, ErrorCode::request_timed_out);
-    EXPECT_EQ((**fetched).at(0).error, ErrorCode::none);
+    EXPECT_EQ((**fetched).partitions.at(0).error, ErrorCode::none);
     auto again = spawn(io, replicas().fetch({.min_bytes = 1, .max_bytes = 1 << 20, .deadline = far}, reads, {}));
     auto acked_again = spawn(io, replicas().wait_for_high_watermark(tp, r.last_offset + 1, far));
     poll(io);

@@ -7,7 +7,24 @@
 namespace weir::replication {
 namespace {
 
-using Asks = FollowerFetchSession::Asks;
+using Asks = std::map<TopicPartition, FollowerFetchSession::Ask>;
+
+// A fetcher that states its whole wish list at each fill (the real one states
+// each change as it happens).
+class Follower : public FollowerFetchSession {
+public:
+    using FollowerFetchSession::fill;
+    void fill(msg::FetchRequest& request, const Asks& asks) {
+        for (const auto& [tp, ask] : wanted_)
+            if (!asks.contains(tp)) drop(tp);
+        for (const auto& [tp, ask] : asks) want(tp, ask);
+        wanted_ = asks;
+        fill(request);
+    }
+
+private:
+    Asks wanted_;
+};
 
 // (topic, partition, fetch offset) of every partition a request names.
 std::vector<std::tuple<std::string, std::int32_t, std::int64_t>> named(const msg::FetchRequest& r) {
@@ -29,8 +46,8 @@ Asks three_partitions() {
 }
 
 // A session the leader opened (id 77) over three_partitions().
-FollowerFetchSession opened() {
-    FollowerFetchSession s;
+Follower opened() {
+    Follower s;
     msg::FetchRequest first;
     s.fill(first, three_partitions());
     s.answered(ErrorCode::none, 77);
@@ -38,7 +55,7 @@ FollowerFetchSession opened() {
 }
 
 TEST(FollowerFetchSessionTest, FirstFetchNamesEveryPartitionAndOpensASession) {
-    FollowerFetchSession s;
+    Follower s;
     msg::FetchRequest r;
     s.fill(r, three_partitions());
     EXPECT_EQ(r.session_id, 0);
@@ -81,6 +98,32 @@ TEST(FollowerFetchSessionTest, LaterFetchesNameOnlyChangesAndForgetWhatIsNoLonge
     EXPECT_TRUE(after.forgotten_topics_data.empty());
 }
 
+TEST(FollowerFetchSessionTest, ARoundTripCostsWhatChanged) {
+    FollowerFetchSession s;
+    for (std::int32_t p = 0; p < 100; ++p) s.want({"idle", p}, {5, 0, 1, 1024});
+    msg::FetchRequest first;
+    s.fill(first);
+    EXPECT_EQ(named(first).size(), 100u);
+    s.answered(ErrorCode::none, 9);
+
+    s.want({"idle", 42}, {6, 0, 1, 1024});  // one append
+    s.want({"idle", 7}, {5, 0, 1, 1024});   // told again, unchanged
+    s.drop({"idle", 3});                    // being truncated
+    msg::FetchRequest next;
+    s.fill(next);
+    EXPECT_EQ(named(next), (decltype(named(next)){{"idle", 42, 6}}));
+    EXPECT_EQ(forgotten(next), (decltype(forgotten(next)){{"idle", 3}}));
+    EXPECT_EQ(s.held_offset({"idle", 42}), 5);  // until the leader answers
+    s.answered(ErrorCode::none, 9);
+    EXPECT_EQ(s.held_offset({"idle", 42}), 6);
+    EXPECT_EQ(s.held_offset({"idle", 3}), std::nullopt);
+
+    msg::FetchRequest quiet;
+    s.fill(quiet);
+    EXPECT_TRUE(quiet.topics.empty());
+    EXPECT_TRUE(quiet.forgotten_topics_data.empty());
+}
+
 TEST(FollowerFetchSessionTest, AnErrorOrALostAnswerStartsOverWithAFullFetch) {
     for (int how = 0; how < 4; ++how) {
         auto s = opened();
@@ -100,7 +143,7 @@ TEST(FollowerFetchSessionTest, AnErrorOrALostAnswerStartsOverWithAFullFetch) {
 }
 
 TEST(FollowerFetchSessionTest, ALeaderWithoutRoomForASessionGetsFullFetches) {
-    FollowerFetchSession s;
+    Follower s;
     for (int i = 0; i < 3; ++i) {
         msg::FetchRequest r;
         s.fill(r, three_partitions());
@@ -133,7 +176,7 @@ protected:
         return out;
     }
 
-    FollowerFetchSession session_;
+    Follower session_;
 };
 
 TEST_F(FollowerSessionAgainstLeaderTest, IdlePartitionsStayOutOfTheAnswersAndNewRecordsComeUnasked) {
