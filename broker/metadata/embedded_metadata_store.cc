@@ -232,7 +232,7 @@ Status EmbeddedMetadataStore::create_partitions_now(std::string_view name, std::
 
     TopicPtr t = current->topic(name);
     const auto existing = static_cast<std::int32_t>(t->partitions.size());
-    auto placement = assignments.empty() ? assign_added_partitions(*t, new_total, current->broker_ids()) : assignments;
+    auto placement = assignments.empty() ? assign_added_partitions(*t, new_total, current->brokers) : assignments;
     auto grown = std::make_shared<TopicInfo>(*t);
     for (std::size_t i = 0; i < placement.size(); ++i) {
         grown->partitions.push_back(

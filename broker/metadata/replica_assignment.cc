@@ -91,8 +91,12 @@ std::vector<std::vector<std::int32_t>> assign_replicas_rack_aware(std::int32_t n
     return out;
 }
 
-std::vector<std::vector<std::int32_t>> place_new_topic(std::int32_t num_partitions, std::int32_t replication_factor,
-                                                       const std::vector<BrokerInfo>& brokers) {
+namespace {
+
+// Placement over `brokers`, rack-aware when every one has broker.rack.
+std::vector<std::vector<std::int32_t>> place(std::int32_t num_partitions, std::int32_t replication_factor,
+                                             const std::vector<BrokerInfo>& brokers, std::int32_t fixed_start_index,
+                                             std::int32_t start_partition) {
     std::map<std::int32_t, std::string> racks;
     std::vector<std::int32_t> ids;
     for (const auto& b : brokers) {
@@ -100,23 +104,35 @@ std::vector<std::vector<std::int32_t>> place_new_topic(std::int32_t num_partitio
         if (b.rack) racks[b.id] = *b.rack;
     }
     if (!racks.empty() && racks.size() == brokers.size())
-        return assign_replicas_rack_aware(num_partitions, replication_factor, racks);
-    return assign_replicas(num_partitions, replication_factor, std::move(ids));
+        return assign_replicas_rack_aware(num_partitions, replication_factor, racks, fixed_start_index,
+                                          start_partition);
+    return assign_replicas(num_partitions, replication_factor, std::move(ids), fixed_start_index, start_partition);
+}
+
+}  // namespace
+
+std::vector<std::vector<std::int32_t>> place_new_topic(std::int32_t num_partitions, std::int32_t replication_factor,
+                                                       const std::vector<BrokerInfo>& brokers) {
+    return place(num_partitions, replication_factor, brokers, -1, 0);
 }
 
 std::vector<std::vector<std::int32_t>> assign_added_partitions(const TopicInfo& topic, std::int32_t new_total,
-                                                               std::vector<std::int32_t> brokers) {
+                                                               const std::vector<BrokerInfo>& brokers) {
     const auto existing = static_cast<std::int32_t>(topic.partitions.size());
     const auto replication =
         static_cast<std::int32_t>(topic.partitions.empty() ? 1 : topic.partitions.front().replicas.size());
-    std::sort(brokers.begin(), brokers.end());
+    std::vector<std::int32_t> ids;
+    for (const auto& b : brokers) ids.push_back(b.id);
+    std::sort(ids.begin(), ids.end());
+    // Kafka indexes the brokers by id here, also when the rack-aware
+    // placement then walks its rack-alternated list.
     std::int32_t start = 0;
     if (!topic.partitions.empty() && !topic.partitions.front().replicas.empty()) {
         const std::int32_t first = topic.partitions.front().replicas.front();
-        auto it = std::find_if(brokers.begin(), brokers.end(), [&](std::int32_t id) { return id >= first; });
-        start = it == brokers.end() ? 0 : static_cast<std::int32_t>(it - brokers.begin());
+        auto it = std::find_if(ids.begin(), ids.end(), [&](std::int32_t id) { return id >= first; });
+        start = it == ids.end() ? 0 : static_cast<std::int32_t>(it - ids.begin());
     }
-    return assign_replicas(new_total - existing, replication, std::move(brokers), start, existing);
+    return place(new_total - existing, replication, brokers, start, existing);
 }
 
 }  // namespace weir::metadata

@@ -38,12 +38,13 @@ std::vector<std::vector<std::int32_t>> place_new_topic(std::int32_t num_partitio
                                                        const std::vector<BrokerInfo>& brokers);
 
 // The replicas of the partitions that grow `topic` to `new_total`, placed as
-// Kafka's AdminZkClient.addPartitions places them: assign_replicas with the
-// topic's replication factor, continued from the broker that leads partition
-// 0, so the new partitions extend the existing round-robin. Requires
+// Kafka's AdminZkClient.addPartitions places them: with the topic's
+// replication factor, from the start index of partition 0's first replica
+// among the brokers by id, so the new partitions extend the existing
+// round-robin; rack-aware on the same terms as place_new_topic. Requires
 // new_total > the topic's partitions and enough brokers for its replication
 // factor (validate_new_partitions checks both).
 std::vector<std::vector<std::int32_t>> assign_added_partitions(const TopicInfo& topic, std::int32_t new_total,
-                                                               std::vector<std::int32_t> brokers);
+                                                               const std::vector<BrokerInfo>& brokers);
 
 }  // namespace weir::metadata

@@ -79,5 +79,33 @@ TEST(ReplicaAssignment, PlacementIsRackAwareOnlyWhenEveryBrokerHasARack) {
     EXPECT_EQ(place_new_topic(6, 2, brokers).size(), 6U);  // rack-unaware, still placed
 }
 
+TEST(ReplicaAssignment, AddedPartitionsAreRackAwareWhenEveryBrokerHasARack) {
+    std::vector<BrokerInfo> brokers{{1, {}, std::string("a")},
+                                    {2, {}, std::string("a")},
+                                    {3, {}, std::string("b")},
+                                    {4, {}, std::string("b")}};
+    TopicInfo topic;
+    topic.name = "t";
+    for (const auto& replicas : place_new_topic(4, 2, brokers)) {
+        PartitionInfo p;
+        p.partition = static_cast<std::int32_t>(topic.partitions.size());
+        p.replicas = replicas;
+        topic.partitions.push_back(p);
+    }
+    auto added = assign_added_partitions(topic, 12, brokers);
+    ASSERT_EQ(added.size(), 8U);
+    std::map<std::int32_t, int> leaders;
+    for (const auto& replicas : added) {
+        ASSERT_EQ(replicas.size(), 2U);
+        EXPECT_NE(brokers[static_cast<std::size_t>(replicas[0] - 1)].rack,
+                  brokers[static_cast<std::size_t>(replicas[1] - 1)].rack);
+        ++leaders[replicas.front()];
+    }
+    for (const auto& [broker, led] : leaders) EXPECT_EQ(led, 2) << broker;
+    // Kafka's start index: partition 0's first replica among the brokers by id.
+    const auto first = topic.partitions.front().replicas.front();
+    EXPECT_EQ(added, assign_replicas_rack_aware(8, 2, {{1, "a"}, {2, "a"}, {3, "b"}, {4, "b"}}, first - 1, 4));
+}
+
 }  // namespace
 }  // namespace weir::metadata

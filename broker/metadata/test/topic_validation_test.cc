@@ -187,7 +187,7 @@ TEST_F(TopicValidationTest, ConfigChangeAndDeletion) {
 // leader sits, whatever backend stores the result.
 TEST_F(TopicValidationTest, AddedPartitionsContinueThePlacement) {
     const auto& orders = *cluster_.topic("orders");
-    auto added = assign_added_partitions(orders, 6, {2, 0, 1});
+    auto added = assign_added_partitions(orders, 6, {{2, {}, {}}, {0, {}, {}}, {1, {}, {}}});
     ASSERT_EQ(added.size(), 3U);
     for (const auto& replicas : added) EXPECT_EQ(replicas.size(), 2U);
     EXPECT_EQ(added, assign_replicas(3, 2, {0, 1, 2}, 0, 3));

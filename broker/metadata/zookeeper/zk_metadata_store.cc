@@ -511,7 +511,7 @@ Task<Status> ZkMetadataStore::create_partitions(std::string name, std::int32_t n
     if (validate_only) co_return Status{};
     TopicPtr t = current->topic(name);
     const auto existing = static_cast<std::int32_t>(t->partitions.size());
-    auto placement = assignments.empty() ? assign_added_partitions(*t, new_total, current->broker_ids()) : assignments;
+    auto placement = assignments.empty() ? assign_added_partitions(*t, new_total, current->brokers) : assignments;
     auto operation = [name, existing, placement](ZkSession& s) -> Status {
         auto node = s.get(paths::topic(name));
         if (!node) return Status::failure(ErrorCode::unknown_topic_or_partition, "Topic '" + name + "' not found.");
