@@ -80,10 +80,8 @@ TEST(ReplicaAssignment, PlacementIsRackAwareOnlyWhenEveryBrokerHasARack) {
 }
 
 TEST(ReplicaAssignment, AddedPartitionsAreRackAwareWhenEveryBrokerHasARack) {
-    std::vector<BrokerInfo> brokers{{1, {}, std::string("a")},
-                                    {2, {}, std::string("a")},
-                                    {3, {}, std::string("b")},
-                                    {4, {}, std::string("b")}};
+    std::vector<BrokerInfo> brokers{
+        {1, {}, std::string("a")}, {2, {}, std::string("a")}, {3, {}, std::string("b")}, {4, {}, std::string("b")}};
     TopicInfo topic;
     topic.name = "t";
     for (const auto& replicas : place_new_topic(4, 2, brokers)) {
