@@ -350,21 +350,24 @@ std::shared_ptr<MetadataSnapshot> ZkMetadataStore::build() const {
         info->id = *t.assignment.topic_id;
         info->internal = is_internal_topic(name);
         info->configs = t.configs;
+        // A partition is known once the controller has written its state, as
+        // a Kafka broker knows it once the controller's UpdateMetadata names
+        // it: a topic just created (or grown) is not shown without leaders.
         for (std::int32_t p = 0;; ++p) {
             auto a = t.assignment.partitions.find(p);
-            if (a == t.assignment.partitions.end()) break;
+            auto st = t.states.find(p);
+            if (a == t.assignment.partitions.end() || st == t.states.end()) break;
             PartitionInfo part;
             part.partition = p;
             part.replicas = a->second;
-            if (auto st = t.states.find(p); st != t.states.end()) {
-                part.leader = st->second.leader;
-                part.leader_epoch = st->second.leader_epoch;
-                part.isr = st->second.isr;
-            }
+            part.leader = st->second.leader;
+            part.leader_epoch = st->second.leader_epoch;
+            part.isr = st->second.isr;
             for (auto r : part.replicas)
                 if (!cache_.brokers.contains(r)) part.offline_replicas.push_back(r);
             info->partitions.push_back(std::move(part));
         }
+        if (info->partitions.empty()) continue;
         TopicPtr ptr = info;
         snap->topics_by_name.emplace(name, ptr);
         snap->topics_by_id.emplace(ptr->id, ptr);
@@ -460,9 +463,10 @@ Task<CreateTopicResult> ZkMetadataStore::create_topic(NewTopic topic, bool valid
     Status written = co_await zk_call(operation);
     if (!written.ok()) co_return fail(written);
 
+    const auto partitions = assignment.partitions.size();
     const std::function<bool(const MetadataSnapshot&)> visible = [&](const MetadataSnapshot& s) {
         auto t = s.topic(name);
-        return t && t->id == id && has_leaders(*t);
+        return t && t->id == id && t->partitions.size() >= partitions && has_leaders(*t);
     };
     co_await wait_until(visible, propagation_timeout_);
     CreateTopicResult r;
