@@ -38,8 +38,6 @@ struct Target {
     std::int32_t current_leader_epoch = partitions::kNoLeaderEpoch;
     std::shared_ptr<partitions::Partition> partition;  // null: `out` holds the error
     std::shared_ptr<ReadWatch> watch;                  // incremental fetches: the session's
-    bool resolved = false;
-    bool at_end = false;  // see FetchPartitionResult::at_end
     PartitionData out;
 };
 
@@ -82,7 +80,6 @@ private:
 };
 
 void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Target& target) {
-    target.resolved = true;
     auto& out = target.out;
     out.partition_index = target.key.partition;
     out.high_watermark = -1;
@@ -170,10 +167,11 @@ Task<bool> read_targets(BrokerContext& broker, const Limits& limits, std::vector
     }
     auto fetched = co_await broker.partitions.fetch(params, std::move(reads), converter_for(limits.version));
     for (std::size_t i = 0; i < targets.size(); ++i) {
+        auto& result = fetched.partitions[i];
+        // The last read decides (a woken fetch reads again); unresolved: never at its end.
+        if (targets[i].watch) targets[i].watch->quiet = result.at_end;
         if (!targets[i].partition) continue;
         auto& out = targets[i].out;
-        auto& result = fetched.partitions[i];
-        targets[i].at_end = result.at_end;
         out.error_code = to_int(result.error);
         out.high_watermark = result.high_watermark;
         out.last_stable_offset = result.last_stable_offset;
@@ -304,7 +302,9 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
     std::set<const ReadWatch*> reading;
     auto read_too = [&](const CachedPartition& cached) {
         if (!reading.insert(cached.watch.get()).second) return;
-        targets.push_back(target_of(cached));
+        auto& target = targets.emplace_back(target_of(cached));
+        resolve(broker, names, limits, target);
+        if (target.partition) session->watch(*target.watch, *target.partition);
     };
     if (session) {
         for (const auto& cached : session->partitions())
@@ -321,31 +321,20 @@ Task<msg::FetchResponse> handle(BrokerContext& broker, const RequestContext& ctx
     } else {
         for (std::size_t t = 0; t < request.topics.size(); ++t) {
             for (const auto& partition : request.topics[t].partitions) {
-                auto cached = request_side(version, request.topics[t], partition);
-                auto& target = targets.emplace_back();
+                auto& target = targets.emplace_back(target_of(request_side(version, request.topics[t], partition)));
                 target.topic_index = t;
-                target.key = std::move(cached.key);
-                target.fetch_offset = cached.fetch_offset;
-                target.max_bytes = cached.max_bytes;
-                target.fetcher_log_start_offset = cached.fetcher_log_start_offset;
-                target.current_leader_epoch = cached.current_leader_epoch;
+                resolve(broker, names, limits, target);
             }
         }
     }
     while (true) {
-        for (auto& target : targets) {
-            if (!target.resolved) resolve(broker, names, limits, target);
-            if (!target.watch) continue;
-            target.watch->changed = false;  // read below
-            if (target.partition) session->watch(*target.watch, *target.partition);
-        }
+        for (auto& target : targets)
+            if (target.watch) target.watch->changed = false;  // read below
         if (!co_await read_targets(broker, limits, targets, session ? &session->changes() : nullptr)) break;
         // Woken while parked: read again, with the quiet partitions that changed.
         for (const auto& cached : session->partitions())
             if (cached.watch->changed) read_too(cached);
     }
-    for (auto& target : targets)
-        if (target.watch) target.watch->quiet = target.out.error_code == 0 && target.at_end;
 
     if (session && session->epoch() != expected_epoch) {
         // Another fetch on this session was served while this one waited

@@ -66,7 +66,7 @@ bool FetchSession::refresh_due(TimePoint now) {
 }
 
 void FetchSession::watch(ReadWatch& watch, partitions::Partition& partition) {
-    if (watch.subscription.on(partition)) return;
+    if (watch.subscription.partition().get() == &partition) return;  // not a predecessor of the same name
     watch.session_changes = changes_;
     // The listener lives in `watch` (its subscription), so `w` outlives it.
     watch.subscription = partition.subscribe([w = &watch] {

@@ -154,8 +154,6 @@ public:
         Subscription(Subscription&& other) noexcept;
         Subscription& operator=(Subscription&& other) noexcept;
         ~Subscription();
-        // Whether this listens to `partition` (not to an earlier partition of the same name).
-        [[nodiscard]] bool on(const Partition& partition) const { return partition_.lock().get() == &partition; }
         // The partition listened to, unless gone.
         [[nodiscard]] std::shared_ptr<Partition> partition() const { return partition_.lock(); }
 
