@@ -1,10 +1,13 @@
 #include "broker/replication/broker_client.h"
 
+#include <sys/socket.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <cerrno>
 
 namespace weir::replication {
 
@@ -53,6 +56,18 @@ BrokerClient::BrokerClient(asio::any_io_executor executor, std::string client_id
 void BrokerClient::close() {
     boost::system::error_code ignored;
     socket_.close(ignored);
+}
+
+bool BrokerClient::usable() {
+    if (!socket_.is_open()) return false;
+    // Between requests the peer owes nothing: a peek that would not block
+    // finds the connection open; end of stream, an error or stray bytes
+    // make it unusable.
+    std::uint8_t byte = 0;
+    const auto n = ::recv(socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    close();
+    return false;
 }
 
 asio::awaitable<void> BrokerClient::connect(std::string host, std::int32_t port, std::chrono::milliseconds timeout) {

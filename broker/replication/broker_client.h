@@ -21,7 +21,11 @@ public:
 
     // Throws boost::system::system_error on failure or timeout.
     boost::asio::awaitable<void> connect(std::string host, std::int32_t port, std::chrono::milliseconds timeout);
-    [[nodiscard]] bool is_open() const { return socket_.is_open(); }
+    // Open, and usable for the next request: the peer closes a connection
+    // left idle past its connections.max.idle.ms, which only a read shows,
+    // so a request sent on it would fail and wait out a retry backoff.
+    // Closes a connection found closed by the peer.
+    [[nodiscard]] bool usable();
     void close();
 
     // Sends `request` at `version` and decodes its response. Throws

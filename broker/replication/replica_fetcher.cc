@@ -117,7 +117,7 @@ asio::awaitable<void> ReplicaFetcher::run() {
         }
         bool failed = false;
         try {
-            if (!client_.is_open()) {
+            if (!client_.usable()) {
                 auto call = connect();
                 co_await std::move(call);
             }

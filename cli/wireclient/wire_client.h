@@ -62,7 +62,7 @@ private:
     template <typename Response, typename Request>
     boost::asio::awaitable<void> call(replication::BrokerClient& client, Endpoint to, Request request,
                                       std::int16_t version, std::optional<Response>& out) {
-        if (!client.is_open()) co_await client.connect(to.host, to.port, timeout_);
+        if (!client.usable()) co_await client.connect(to.host, to.port, timeout_);
         out = co_await client.send<Response>(request, version, timeout_);
     }
     replication::BrokerClient& connection(const Endpoint& to);

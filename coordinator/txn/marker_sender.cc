@@ -80,7 +80,7 @@ asio::awaitable<std::optional<msg::WriteTxnMarkersResponse>> BrokerMarkerSender:
 
 asio::awaitable<msg::WriteTxnMarkersResponse> BrokerMarkerSender::exchange(std::int32_t broker_id, Node& node,
                                                                            const msg::WriteTxnMarkersRequest& request) {
-    if (!node.client.is_open()) {
+    if (!node.client.usable()) {
         node.version.reset();
         auto snapshot = metadata_.snapshot();
         const auto* broker = snapshot->broker(broker_id);

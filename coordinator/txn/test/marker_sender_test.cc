@@ -26,7 +26,8 @@ using asio::ip::tcp;
 
 // Answers ApiVersions (listing WriteTxnMarkers up to `max_markers_version`)
 // and WriteTxnMarkers (every partition NONE), or closes the connection on a
-// marker request when `hang_up` is set.
+// marker request when `hang_up` is set, or after answering one when
+// `close_after_answer` is (as a broker closes an idle connection).
 struct FakePeer {
     explicit FakePeer(asio::io_context& io) : acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
         asio::co_spawn(io, accept(), asio::detached);
@@ -85,6 +86,7 @@ struct FakePeer {
                 for (int i = 0; i < 4; ++i)
                     out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(n >> (24 - 8 * i));
                 co_await asio::async_write(socket, asio::buffer(out), asio::use_awaitable);
+                if (close_after_answer && header.api_key != msg::ApiVersionsRequest::api_key) co_return;
             }
         } catch (const std::exception&) {
         }
@@ -93,6 +95,7 @@ struct FakePeer {
     tcp::acceptor acceptor;
     std::int16_t max_markers_version = 1;
     bool hang_up = false;
+    bool close_after_answer = false;
     int connections = 0;
     std::vector<std::int16_t> versions;
 };
@@ -165,6 +168,20 @@ TEST_F(MarkerSenderTest, NegotiatesVersionOneAndReusesTheConnection) {
     ASSERT_TRUE(send(kBrokerId).has_value());
     EXPECT_EQ(peer_.versions, (std::vector<std::int16_t>{1, 1}));
     EXPECT_EQ(peer_.connections, 1);
+}
+
+// Markers after a quiet spell go out at once: a connection the peer closed
+// meanwhile is replaced before sending, not found dead by a failed request
+// (which would hold the markers, and the read_committed end offset, for a
+// retry backoff).
+TEST_F(MarkerSenderTest, AConnectionThePeerClosedIsReplacedBeforeSending) {
+    peer_.close_after_answer = true;
+    ASSERT_TRUE(send(kBrokerId).has_value());
+    io_.restart();
+    io_.run_for(std::chrono::milliseconds(100));  // the peer closes its end
+    EXPECT_TRUE(send(kBrokerId).has_value());
+    EXPECT_EQ(peer_.connections, 2);
+    EXPECT_EQ(peer_.versions.size(), 2u);
 }
 
 TEST_F(MarkerSenderTest, FallsBackToVersionZero) {
