@@ -350,19 +350,31 @@ std::shared_ptr<MetadataSnapshot> ZkMetadataStore::build() const {
         info->id = *t.assignment.topic_id;
         info->internal = is_internal_topic(name);
         info->configs = t.configs;
-        // A partition is known once the controller has written its state, as
-        // a Kafka broker knows it once the controller's UpdateMetadata names
-        // it: a topic just created (or grown) is not shown without leaders.
-        for (std::int32_t p = 0;; ++p) {
-            auto a = t.assignment.partitions.find(p);
-            auto st = t.states.find(p);
-            if (a == t.assignment.partitions.end() || st == t.states.end()) break;
+        // A Kafka broker learns the partitions of a new topic, or those
+        // CreatePartitions adds, from one UpdateMetadata naming them all with
+        // their leaders. The controller writes their states one by one, so
+        // they are shown once all have one; until then what was shown stays
+        // (nothing for a new topic): a client never caches a topic without
+        // leaders or with only some of its partitions.
+        std::int32_t assigned = 0;
+        while (t.assignment.partitions.contains(assigned)) ++assigned;
+        std::int32_t stated = 0;
+        while (stated < assigned && t.states.contains(stated)) ++stated;
+        std::int32_t shown = stated;
+        if (stated < assigned) {
+            const auto before = built_ ? built_->topic(name) : nullptr;
+            shown = before && before->id == info->id
+                        ? std::min(stated, static_cast<std::int32_t>(before->partitions.size()))
+                        : 0;
+        }
+        for (std::int32_t p = 0; p < shown; ++p) {
+            const auto& st = t.states.at(p);
             PartitionInfo part;
             part.partition = p;
-            part.replicas = a->second;
-            part.leader = st->second.leader;
-            part.leader_epoch = st->second.leader_epoch;
-            part.isr = st->second.isr;
+            part.replicas = t.assignment.partitions.at(p);
+            part.leader = st.leader;
+            part.leader_epoch = st.leader_epoch;
+            part.isr = st.isr;
             for (auto r : part.replicas)
                 if (!cache_.brokers.contains(r)) part.offline_replicas.push_back(r);
             info->partitions.push_back(std::move(part));

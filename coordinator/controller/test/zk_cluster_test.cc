@@ -22,7 +22,9 @@ using metadata::MetadataSnapshot;
 
 class Node {
 public:
-    Node(std::int32_t id, const std::string& connect) {
+    // Without a controller the node only follows ZooKeeper, as a broker that
+    // lost the controller election does.
+    Node(std::int32_t id, const std::string& connect, bool with_controller = true) {
         thread_ = std::thread([this] { io_.run(); });
         config_.broker_id = id;
         metadata::ZkMetadataStore::Options o;
@@ -33,10 +35,11 @@ public:
         o.executor = io_.get_executor();
         o.propagation_timeout = 20000ms;
         store_ = std::make_unique<metadata::ZkMetadataStore>(std::move(o));
-        on_io([this] {
-            controller_ = std::make_unique<ZkController>(*store_, config_);
-            controller_->start();
-        });
+        if (with_controller)
+            on_io([this] {
+                controller_ = std::make_unique<ZkController>(*store_, config_);
+                controller_->start();
+            });
     }
     ~Node() {
         on_io([this] {
@@ -94,7 +97,9 @@ protected:
     static void TearDownTestSuite() { server_.reset(); }
 
     void SetUp() override { connect_ = server_->fresh_chroot_connect(); }
-    std::unique_ptr<Node> node(std::int32_t id) { return std::make_unique<Node>(id, connect_); }
+    std::unique_ptr<Node> node(std::int32_t id, bool with_controller = true) {
+        return std::make_unique<Node>(id, connect_, with_controller);
+    }
     // Reads ZooKeeper directly, as zkCli would.
     std::optional<zk::Node> znode(const std::string& path) {
         zk::ZkClient c({connect_, 6000ms, 20000ms});
@@ -198,6 +203,64 @@ TEST_F(ZkClusterTest, CreateTopicSpreadsReplicasAndLeaders) {
     too_many.name = "wide";
     too_many.replication_factor = 4;
     EXPECT_EQ(n1->run(n1->store().create_topic(too_many, false)).error, ErrorCode::invalid_replication_factor);
+}
+
+// A Kafka broker learns the partitions of a new topic, and those
+// CreatePartitions adds, from one UpdateMetadata naming them all; a client
+// that looks while the controller writes their states one by one must not
+// cache some of them (librdkafka then fails messages for the others with
+// "Unknown partition").
+TEST_F(ZkClusterTest, PartitionsAppearOnceAllHaveAState) {
+    auto n1 = node(1, false);
+    ASSERT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return s.brokers.size() == 1; }));
+    zk::ZkClient c({connect_, 6000ms, 20000ms});
+    auto write_topic = [&](const std::string& name, const zk::TopicAssignment& a, bool exists) {
+        c.run_sync([&](zk::ZkSession& s) {
+            return exists ? s.set(zk::paths::topic(name), zk::encode_topic_assignment(a))
+                          : s.create(zk::paths::topic(name), zk::encode_topic_assignment(a));
+        });
+    };
+    auto write_state = [&](const std::string& name, std::int32_t p) {
+        c.run_sync([&](zk::ZkSession& s) {
+            s.ensure_path(zk::paths::topic_partitions(name) + "/" + std::to_string(p));
+            return s.create(zk::paths::partition_state(name, p), zk::encode_partition_state({1, 0, {1}, 1}));
+        });
+    };
+    auto assignment = [](std::int32_t partitions) {
+        zk::TopicAssignment a;
+        for (std::int32_t p = 0; p < partitions; ++p) a.partitions[p] = {1};
+        return a;
+    };
+    // ZooKeeper orders the changes: once a topic written afterwards shows,
+    // the node has read the states written before it.
+    int barriers = 0;
+    auto barrier = [&] {
+        const auto name = "barrier-" + std::to_string(++barriers);
+        auto a = assignment(1);
+        a.topic_id = Uuid::random();
+        write_topic(name, a, false);
+        write_state(name, 0);
+        return n1->eventually([&](const MetadataSnapshot& s) { return all_led(s, name, 1); });
+    };
+
+    auto grow = assignment(4);
+    grow.topic_id = Uuid::random();
+    write_topic("grow", grow, false);
+    for (std::int32_t p = 0; p < 3; ++p) write_state("grow", p);
+    ASSERT_TRUE(barrier());
+    EXPECT_FALSE(n1->snapshot()->topic("grow")) << "shown with 3 of its 4 partitions";
+    write_state("grow", 3);
+    EXPECT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return all_led(s, "grow", 4); }));
+
+    // Two partitions added: the four stay, the new ones come together.
+    auto grown = assignment(6);
+    grown.topic_id = grow.topic_id;
+    write_topic("grow", grown, true);
+    write_state("grow", 4);
+    ASSERT_TRUE(barrier());
+    EXPECT_TRUE(all_led(*n1->snapshot(), "grow", 4));
+    write_state("grow", 5);
+    EXPECT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return all_led(s, "grow", 6); }));
 }
 
 TEST_F(ZkClusterTest, ANewTopicCostsZooKeeperItsOwnPartitionsNotTheWholeCluster) {
