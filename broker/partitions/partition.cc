@@ -256,6 +256,20 @@ std::optional<std::vector<std::int32_t>> Partition::isr_change(std::chrono::stea
     if (stopped_ || !is_leader_) return std::nullopt;
     // One proposal at a time; one the metadata never answered is retried.
     if (proposed_isr_ && now - proposed_at_ < max_lag) return std::nullopt;
+    auto keeps_up = [&](std::int32_t replica) {
+        auto caught_up = follower_caught_up_.find(replica);
+        auto last = caught_up == follower_caught_up_.end() ? leader_since_ : std::max(caught_up->second, leader_since_);
+        return now - last <= max_lag;
+    };
+    // The periodic check can only drop members: while every one keeps up it
+    // has nothing to build (it runs each second over every partition led).
+    auto stays = [&](std::int32_t replica) {
+        return std::find(replicas_.begin(), replicas_.end(), replica) != replicas_.end() &&
+               (replica == local_broker_id_ || keeps_up(replica));
+    };
+    if (!fetching && std::find(isr_.begin(), isr_.end(), local_broker_id_) != isr_.end() &&
+        std::all_of(isr_.begin(), isr_.end(), stays))
+        return std::nullopt;
     const auto epoch_start = epoch_starts_.empty() ? log_->log_start_offset() : epoch_starts_.back().second;
     std::vector<std::int32_t> next;
     for (auto replica : replicas_) {
@@ -264,10 +278,8 @@ std::optional<std::vector<std::int32_t>> Partition::isr_change(std::chrono::stea
             next.push_back(replica);
             continue;
         }
-        auto caught_up = follower_caught_up_.find(replica);
-        auto last = caught_up == follower_caught_up_.end() ? leader_since_ : std::max(caught_up->second, leader_since_);
         if (in_isr) {
-            if (now - last <= max_lag) next.push_back(replica);
+            if (keeps_up(replica)) next.push_back(replica);
             continue;
         }
         auto position = follower_positions_.find(replica);

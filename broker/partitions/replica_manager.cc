@@ -207,10 +207,14 @@ void ReplicaManager::checkpoint_high_watermarks() {
         for (const auto& [tp, offset] : restored) by_dir[dir].emplace(tp, offset);
     }
     const auto offline = logs_.offline_dirs();
-    for (const auto& [dir, offsets] : by_dir) {
+    for (auto& [dir, offsets] : by_dir) {
         if (std::ranges::any_of(offline, [&](const auto& o) { return o.first == dir; })) continue;
+        // An unchanged file is not rewritten: each write waits on two fsyncs.
+        auto written = high_watermarks_written_.find(dir);
+        if (written != high_watermarks_written_.end() && written->second == offsets) continue;
         try {
             storage::write_checkpoint_file(dir / storage::kHighWatermarkCheckpointFile, offsets);
+            high_watermarks_written_[dir] = std::move(offsets);
         } catch (const storage::StorageError& e) {
             if (!logs_.io_failed(dir, e))  // else said once, by the dir going offline
                 logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());

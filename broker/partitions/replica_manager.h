@@ -199,6 +199,8 @@ private:
     // The checkpoints found at start, by log dir, less the entries used:
     // written again for logs not hosted (yet), dropped with their logs.
     std::map<std::filesystem::path, storage::OffsetCheckpoint> restored_high_watermarks_;
+    // What each dir's high watermark checkpoint holds, as last written here.
+    std::map<std::filesystem::path, storage::OffsetCheckpoint> high_watermarks_written_;
     bool stopping_ = false;
     IsrProposer isr_proposer_;
     std::chrono::milliseconds replica_lag_max_{30000};

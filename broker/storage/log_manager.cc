@@ -84,9 +84,16 @@ VisibleOffsets LogManager::visible_offsets(const TopicPartition& tp, const Parti
 }
 
 void LogManager::attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir) {
-    log->set_checkpoint_hook([this, dir] { write_checkpoints(dir); });
+    log->set_checkpoint_hook([this, dir](PartitionLog::CheckpointNeed need) {
+        if (need == PartitionLog::CheckpointNeed::now) {
+            write_checkpoints(dir);
+        } else {
+            dirs_[dir].stale = true;
+        }
+    });
     log->set_dir_health(dirs_[dir].health);
     logs_[tp] = Entry{std::move(log), dir};
+    dirs_[dir].stale = true;
 }
 
 std::vector<LogManager::LoadJob> LogManager::scan_dir(std::size_t i, std::map<TopicPartition, std::size_t>& seen) {
@@ -309,6 +316,7 @@ bool LogManager::remove(const TopicPartition& tp) {
     cleaner_.forget(tp);
     entry.log->set_checkpoint_hook({});
     entry.log->release();
+    dirs_[entry.dir].stale = true;
     if (dirs_[entry.dir].health->offline()) {
         // Its disk failed: forget it; whatever is left there is not served again.
         std::error_code ignored;
@@ -376,10 +384,12 @@ void LogManager::write_checkpoints(std::size_t dir) {
         cleaner_written = std::move(cleaned);
     }
     auto& written = dirs_[dir].written;
-    if (written && written->first == recovery_points && written->second == log_starts) return;
-    write_checkpoint_file(dirs_[dir].path / kRecoveryPointCheckpointFile, recovery_points);
-    write_checkpoint_file(dirs_[dir].path / kLogStartOffsetCheckpointFile, log_starts);
-    written.emplace(std::move(recovery_points), std::move(log_starts));
+    if (!written || written->first != recovery_points || written->second != log_starts) {
+        write_checkpoint_file(dirs_[dir].path / kRecoveryPointCheckpointFile, recovery_points);
+        write_checkpoint_file(dirs_[dir].path / kLogStartOffsetCheckpointFile, log_starts);
+        written.emplace(std::move(recovery_points), std::move(log_starts));
+    }
+    dirs_[dir].stale = false;  // not reached when a write fails: the next pass tries again
 }
 
 bool LogManager::clean_step() {
@@ -404,7 +414,7 @@ bool LogManager::clean_step() {
 
 void LogManager::checkpoint() {
     for (std::size_t i = 0; i < dirs_.size(); ++i)
-        maintain(i, "writing checkpoints", nullptr, [&] { write_checkpoints(i); });
+        if (dirs_[i].stale) maintain(i, "writing checkpoints", nullptr, [&] { write_checkpoints(i); });
 }
 
 void LogManager::shutdown() {

@@ -87,7 +87,8 @@ public:
     // Periodic work (Kafka: log.retention.check.interval.ms, log.flush.*).
     std::size_t enforce_retention();
     void flush_due();
-    // Writes recovery-point and log-start-offset (and cleaner) checkpoints of every dir.
+    // Writes the recovery-point and log-start-offset (and cleaner) checkpoints
+    // of every dir where one of them may have moved since last written.
     void checkpoint();
     // One bounded step of the log cleaner over the compacted logs (see
     // LogCleanerManager): true while a cleaning is under way, so the caller
@@ -118,6 +119,11 @@ private:
         // What the checkpoint files hold: rewriting (and fsyncing) them
         // unchanged every second stalled requests behind ext4 journal commits.
         std::optional<std::pair<OffsetCheckpoint, OffsetCheckpoint>> written;
+        // Something may differ from `written` (a log came or went, or one
+        // asked for a later write): checking every log of every dir each
+        // second cost an idle broker with thousands of partitions a stall
+        // of milliseconds, sanitized tens of them.
+        bool stale = true;
         // cleaner-offset-checkpoint as last read or written (absent: no file to keep).
         std::optional<OffsetCheckpoint> cleaner_written;
     };

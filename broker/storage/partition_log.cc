@@ -262,7 +262,7 @@ void PartitionLog::roll(std::int64_t new_base) {
     if (config_.flush_on_roll) {
         flush_up_to(new_base);
         sync_dir(dir_);
-        notify_checkpoint();
+        notify_checkpoint(CheckpointNeed::now);
     }
     if (roll_hook_) roll_hook_(new_base);
 }
@@ -276,6 +276,7 @@ void PartitionLog::flush_up_to(std::int64_t offset, Durability durability) {
             it->second.flush();
         }
         recovery_point_ = offset;
+        notify_checkpoint(CheckpointNeed::soon);
     }
     last_flush_ms_ = clock_();
     unflushed_messages_ = 0;
@@ -407,7 +408,7 @@ std::size_t PartitionLog::delete_old_segments(Pred predicate) {
 
 void PartitionLog::set_log_start_offset(std::int64_t offset) {
     log_start_offset_ = offset;
-    notify_checkpoint();
+    notify_checkpoint(CheckpointNeed::now);
 }
 
 ErrorCode PartitionLog::delete_records_before(std::int64_t offset) {
@@ -467,7 +468,10 @@ void PartitionLog::truncate_to(std::int64_t offset) {
     }
     segment.make_active();
     log_end_offset_ = segment.next_offset();
-    recovery_point_ = std::min(recovery_point_, log_end_offset_);
+    if (recovery_point_ > log_end_offset_) {
+        recovery_point_ = log_end_offset_;
+        notify_checkpoint(CheckpointNeed::soon);
+    }
 }
 
 void PartitionLog::truncate_fully_and_start_at(std::int64_t offset) {
@@ -481,7 +485,7 @@ void PartitionLog::truncate_fully_and_start_at(std::int64_t offset) {
     log_end_offset_ = offset;
     log_start_offset_ = offset;
     recovery_point_ = offset;
-    notify_checkpoint();
+    notify_checkpoint(CheckpointNeed::now);
 }
 
 void PartitionLog::close() {
@@ -546,8 +550,8 @@ std::vector<std::int64_t> PartitionLog::segment_base_offsets() const {
     return out;
 }
 
-void PartitionLog::notify_checkpoint() const {
-    if (checkpoint_hook_) checkpoint_hook_();
+void PartitionLog::notify_checkpoint(CheckpointNeed need) const {
+    if (checkpoint_hook_) checkpoint_hook_(need);
 }
 
 void PartitionLog::ensure_open() const {

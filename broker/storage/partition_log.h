@@ -174,9 +174,15 @@ public:
     // the first of which has its base offset, crash-safely (see CleanedSegment).
     void replace_segments(std::span<const std::int64_t> old_bases, CleanedSegment cleaned);
 
-    // Called when the log start offset or recovery point moves (the owner
-    // rewrites its checkpoint files).
-    void set_checkpoint_hook(std::function<void()> hook) { checkpoint_hook_ = std::move(hook); }
+    // What a move of the log start offset or recovery point asks of the
+    // owner's checkpoint files.
+    enum class CheckpointNeed {
+        now,   // rewritten before the call returns: a new log start (DeleteRecords
+               // survives a crash) or a roll's flush
+        soon,  // by the next periodic pass: any other flush or a truncation
+    };
+    // Called when the log start offset or recovery point moves.
+    void set_checkpoint_hook(std::function<void(CheckpointNeed)> hook) { checkpoint_hook_ = std::move(hook); }
     // Called when a new segment starts at `base` (after the data before it is
     // flushed if the log flushes on roll): the partition writes its producer
     // state snapshot there, as Kafka does at every roll.
@@ -209,7 +215,7 @@ private:
     template <typename Pred>
     std::size_t delete_old_segments(Pred predicate);
     void set_log_start_offset(std::int64_t offset);
-    void notify_checkpoint() const;
+    void notify_checkpoint(CheckpointNeed need) const;
     void ensure_open() const;
 
     std::filesystem::path dir_;
@@ -226,7 +232,7 @@ private:
     std::int64_t last_flush_ms_ = 0;
     State state_ = State::open;
     bool opened_clean_ = false;
-    std::function<void()> checkpoint_hook_;
+    std::function<void(CheckpointNeed)> checkpoint_hook_;
     std::shared_ptr<LogDirHealth> dir_health_;
     std::function<void(std::int64_t)> roll_hook_;
     std::uint64_t segments_generation_ = 0;

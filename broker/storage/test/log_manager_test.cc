@@ -143,6 +143,25 @@ TEST_F(Manager, CheckpointFilesUseKafkaFormat) {
     EXPECT_EQ(starts.at(TopicPartition{"cp", 1}), 0);
 }
 
+// The periodic pass rewrites only dirs where something moved; a flush or a
+// truncation between passes must still reach the file.
+TEST_F(Manager, CheckpointFollowsFlushesAndTruncations) {
+    auto manager = open({dirs[0]});
+    auto log = manager->get_or_create({"cp", 0}, LogConfig{});
+    manager->checkpoint();
+    auto recovery_point = [&] {
+        return read_checkpoint_file(dirs[0] / "recovery-point-offset-checkpoint").at(TopicPartition{"cp", 0});
+    };
+    EXPECT_EQ(recovery_point(), 0);
+    test::append_batches(*log, 4);
+    log->flush();
+    manager->checkpoint();
+    EXPECT_EQ(recovery_point(), 16);
+    log->truncate_to(8);
+    manager->checkpoint();
+    EXPECT_EQ(recovery_point(), 8);
+}
+
 TEST_F(Manager, RemoveDeletesDataAndLeftoverDeleteDirsGoAtStartup) {
     {
         auto manager = open();

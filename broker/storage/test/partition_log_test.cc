@@ -318,7 +318,9 @@ TEST_F(Fixture, RollFlushesOldSegmentsAndNotifiesCheckpoint) {
     config.flush_on_roll = true;
     auto log = open(config);
     int checkpoints = 0;
-    log->set_checkpoint_hook([&] { ++checkpoints; });
+    log->set_checkpoint_hook([&](PartitionLog::CheckpointNeed need) {
+        if (need == PartitionLog::CheckpointNeed::now) ++checkpoints;
+    });
     for (int i = 0; i < 6; ++i) append(*log);
     ASSERT_GT(log->segment_count(), 1u);
     EXPECT_EQ(log->recovery_point(), log->segment_base_offsets().back());
