@@ -60,6 +60,7 @@ void BrokerClient::close() {
 
 bool BrokerClient::usable() {
     if (!socket_.is_open()) return false;
+    if (std::chrono::steady_clock::now() - last_answer_ < kPeekAfterIdle) return true;
     // Between requests the peer owes nothing: a peek that would not block
     // finds the connection open; end of stream, an error or stray bytes
     // make it unusable.
@@ -107,6 +108,7 @@ asio::awaitable<BrokerClient::Body> BrokerClient::round_trip(wire::Bytes frame, 
             throw wire::DecodeError("response to correlation id " + std::to_string(header.correlation_id) +
                                     ", expected " + std::to_string(expected));
         }
+        last_answer_ = std::chrono::steady_clock::now();
         co_return Body{std::move(data), reader.position()};
     } catch (const boost::system::system_error&) {
         deadline.check();

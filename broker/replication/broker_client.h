@@ -71,7 +71,13 @@ private:
     boost::asio::awaitable<Body> round_trip(wire::Bytes frame, std::int16_t api_key, std::int16_t version,
                                             std::chrono::milliseconds timeout);
 
+    // A connection that answered this recently was not closed for idleness:
+    // usable() takes it without the peek's system call, which a busy follower
+    // would otherwise pay on every round trip.
+    static constexpr std::chrono::milliseconds kPeekAfterIdle{10};
+
     boost::asio::ip::tcp::socket socket_;
+    std::chrono::steady_clock::time_point last_answer_{};
     std::string client_id_;
     std::int32_t correlation_id_ = 0;
 };
