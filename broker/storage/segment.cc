@@ -45,6 +45,7 @@ Segment::Segment(const std::filesystem::path& dir, std::int64_t base_offset, Seg
                   options.open_files),
       txn_index_(dir / segment_file_name(base_offset, kTxnIndexSuffix), options.index_max_bytes),
       size_(log()->size()),
+      appended_from_(size_),
       next_offset_(base_offset),
       created_ms_(now_ms) {
     if (time_index_.length_was_valid() && time_index_.entries() > 0) {
@@ -175,7 +176,7 @@ std::optional<BatchLocation> Segment::translate_offset(std::int64_t offset, std:
     auto start = std::max(offset_index_.lookup(offset).position, starting_position);
     if (start >= size_) return std::nullopt;
     const auto file = log();
-    BatchScanner scanner(*file, start, size_);
+    BatchScanner scanner(*file, start, size_, header_scan_bytes());
     while (auto batch = scanner.next()) {
         if (batch->header.last_offset() >= offset) return location_of(*batch);
     }
@@ -203,10 +204,12 @@ std::optional<SegmentSlice> Segment::slice(std::int64_t offset, std::size_t max_
         if (!min_one_batch) return nothing;
         want = first->size;
     }
-    wire::Bytes head(first->size);
-    if (log()->pread_upto(head, first->position) < head.size() || !records::crc_valid(head))
-        throw CorruptLogError(log_path_.string() + " at position " + std::to_string(first->position) +
-                              ": CRC mismatch in the batch at offset " + std::to_string(first->base_offset));
+    if (first->position < appended_from_) {
+        wire::Bytes head(first->size);
+        if (log()->pread_upto(head, first->position) < head.size() || !records::crc_valid(head))
+            throw CorruptLogError(log_path_.string() + " at position " + std::to_string(first->position) +
+                                  ": CRC mismatch in the batch at offset " + std::to_string(first->base_offset));
+    }
 
     // Whole batches only, so clients never see a partial trailing batch: the
     // headers are scanned from the last index entry before the cut, not from
@@ -219,7 +222,7 @@ std::optional<SegmentSlice> Segment::slice(std::int64_t offset, std::size_t max_
         // To the segment's end, not the cut: the header of the first batch
         // left out gives the upper bound.
         const auto file = log();
-        BatchScanner scanner(*file, from, size_);
+        BatchScanner scanner(*file, from, size_, header_scan_bytes());
         bool scanned = false;
         while (auto batch = scanner.next()) {
             const bool fits = batch->position + batch->size() <= cut;
@@ -343,6 +346,7 @@ std::uint64_t Segment::recover() {
     auto truncated = file_size - valid_end;
     if (truncated > 0) file->truncate(valid_end);
     size_ = valid_end;
+    appended_from_ = std::min(appended_from_, size_);
     next_offset_ = last >= 0 ? last + 1 : base_offset_;
     txn_index_.truncate_to(next_offset_);
     index_files_existed_ = true;
@@ -385,6 +389,7 @@ std::uint64_t Segment::truncate_to(std::int64_t offset) {
     auto removed = size_ - loc->position;
     log()->truncate(loc->position);
     size_ = loc->position;
+    appended_from_ = std::min(appended_from_, size_);
     next_offset_ = size_ == 0 ? base_offset_ : std::min(offset, loc->base_offset);
     // Recompute the max timestamp: the time index covers batches up to its
     // last entry; scan the rest.

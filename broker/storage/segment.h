@@ -2,6 +2,7 @@
 // One log segment: `<base>.log` (record batches back to back, exactly as
 // stored), its sparse `.index` and `.timeindex`, and its `.txnindex` once a
 // transaction aborts in it. Kafka's LogSegment.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -180,6 +181,12 @@ private:
     // Held by whoever reads through it, so that the budget closing it meanwhile
     // (another file opening) only drops the segment's reference.
     [[nodiscard]] std::shared_ptr<File> log() const { return log_->file(); }
+    // Read-ahead for a header scan from an index entry: the batches between
+    // two entries in one read, not the start of a large batch's records
+    // (a fetch makes two such scans, a leader one per follower per batch).
+    [[nodiscard]] std::size_t header_scan_bytes() const {
+        return std::min<std::size_t>(options_.index_interval_bytes + records::kBatchHeaderSize, 16 * 1024);
+    }
     void index_batch(const records::BatchHeader& header, std::uint64_t position);
     // The time index entry for the max timestamp so far, batches up to `last_offset` being indexed.
     void append_time_index_entry(std::int64_t last_offset, bool skip_full_check);
@@ -194,6 +201,13 @@ private:
     TimeIndex time_index_;
     TxnIndex txn_index_;
     std::uint64_t size_ = 0;
+    // Bytes from here on were appended by this process, whole batches whose
+    // CRC was checked in memory before the write (a produce's validation, a
+    // follower's append, batches the broker built itself). Only what it found
+    // on disk can hold damage it has not seen, so only a read starting there
+    // pays for reading and checking its first batch; every follower's fetch of
+    // a fresh batch would otherwise copy it out of the page cache once more.
+    std::uint64_t appended_from_ = 0;
     std::int64_t next_offset_;
     std::int64_t max_timestamp_ = -1;
     std::int64_t offset_of_max_timestamp_ = -1;

@@ -291,6 +291,32 @@ TEST_F(ReadDamage, FlippedByteIsReportedWhereAReadStarts) {
     EXPECT_EQ(after.records.size(), batch_size * 29);
 }
 
+// What the broker appended itself was checked in memory before the write;
+// what it found on disk is checked where a read starts, appended to or not.
+TEST_F(ReadDamage, OnlyBytesFoundOnDiskAreCheckedOnRead) {
+    write_damaged_log();
+    test::flip_byte(file(0, kLogSuffix), batch_size * 20 + 80);
+    auto log = open(load(true));
+    fill(*log, 10);  // offsets 200..239, after the damaged bytes it loaded
+    EXPECT_EQ(log->read(80, {.max_bytes = 1 << 20}).error, ErrorCode::corrupt_message);
+    auto appended = log->read(200, {.max_bytes = 1 << 20});
+    EXPECT_EQ(appended.error, ErrorCode::none);
+    EXPECT_EQ(appended.records.size(), batch_size * 10);
+    // The same damage in a batch of its own is not looked for again (Kafka
+    // checks no CRC on read at all): the bytes go out as they are.
+    log->flush();
+    test::flip_byte(file(0, kLogSuffix), batch_size * 52 + 80);
+    auto own = log->read(208, {.max_bytes = static_cast<std::size_t>(batch_size)});
+    EXPECT_EQ(own.error, ErrorCode::none);
+    EXPECT_EQ(own.records.size(), batch_size);
+    // Truncated into what it loaded and written again: the new batch is its own.
+    log->truncate_to(84);
+    fill(*log, 1);
+    test::flip_byte(file(0, kLogSuffix), batch_size * 21 + 80);
+    EXPECT_EQ(log->read(84, {.max_bytes = 1 << 20}).error, ErrorCode::none);
+    EXPECT_EQ(log->read(80, {.max_bytes = 1 << 20}).error, ErrorCode::corrupt_message);
+}
+
 TEST_F(ReadDamage, CorruptLengthIsReportedNotServedAsNothing) {
     write_damaged_log();
     {
