@@ -233,6 +233,7 @@ asio::awaitable<std::shared_ptr<wire::Bytes>> Connection::read_body(std::size_t 
             lease.add(grown - frame->size());
             frame->resize(grown);
         }
+        watermark_.expect(socket_, size - received);
         boost::system::error_code ec;
         auto n = co_await socket_.async_read_some(asio::buffer(frame->data() + received, frame->size() - received),
                                                   asio::redirect_error(use_awaitable, ec));
@@ -242,6 +243,7 @@ asio::awaitable<std::shared_ptr<wire::Bytes>> Connection::read_body(std::size_t 
         }
         received += n;
     }
+    watermark_.expect(socket_, 0);
     co_return frame;
 }
 

@@ -18,6 +18,7 @@
 
 #include "broker/net/connection_quotas.h"
 #include "broker/net/memory_budget.h"
+#include "broker/net/receive_watermark.h"
 #include "broker/net/request_handler.h"
 
 namespace weir::net {
@@ -78,6 +79,7 @@ private:
     void wake_budget_waiters();
 
     boost::asio::ip::tcp::socket socket_;
+    ReceiveWatermark watermark_;
     RequestHandler& handler_;
     ConnectionLimits limits_;
     ConnectionInfo info_;

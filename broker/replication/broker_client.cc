@@ -76,6 +76,7 @@ asio::awaitable<void> BrokerClient::connect(std::string host, std::int32_t port,
     asio::ip::tcp::resolver resolver(socket_.get_executor());
     auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::use_awaitable);
     Deadline deadline(socket_, timeout);
+    watermark_.reset();
     try {
         co_await asio::async_connect(socket_, endpoints, asio::use_awaitable);
     } catch (const boost::system::system_error&) {
@@ -99,9 +100,14 @@ asio::awaitable<BrokerClient::Body> BrokerClient::round_trip(wire::Bytes frame, 
             close();
             throw wire::DecodeError("response of " + std::to_string(size) + " bytes");
         }
-        auto data = std::make_shared<wire::Bytes>(size);
-        co_await asio::async_read(socket_, asio::buffer(*data), asio::use_awaitable);
-        wire::Reader reader(*data);
+        // Not zero-filled: every byte is read into it before it is looked at.
+        auto data = std::make_shared_for_overwrite<std::uint8_t[]>(size);
+        for (std::size_t got = 0; got < size;) {
+            watermark_.expect(socket_, size - got);
+            got += co_await socket_.async_read_some(asio::buffer(data.get() + got, size - got), asio::use_awaitable);
+        }
+        watermark_.expect(socket_, 0);
+        wire::Reader reader(wire::ByteSpan(data.get(), size));
         auto header = protocol::decode_response_header(reader, protocol::response_header_version(api_key, version));
         if (header.correlation_id != expected) {
             close();
@@ -109,7 +115,7 @@ asio::awaitable<BrokerClient::Body> BrokerClient::round_trip(wire::Bytes frame, 
                                     ", expected " + std::to_string(expected));
         }
         last_answer_ = std::chrono::steady_clock::now();
-        co_return Body{std::move(data), reader.position()};
+        co_return Body{std::move(data), size, reader.position()};
     } catch (const boost::system::system_error&) {
         deadline.check();
         close();

@@ -7,8 +7,10 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "broker/net/receive_watermark.h"
 #include "protocol/header.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
@@ -44,9 +46,10 @@ public:
 
 private:
     struct Body {
-        std::shared_ptr<const wire::Bytes> data;
+        std::shared_ptr<const std::uint8_t[]> data;
+        std::size_t size = 0;
         std::size_t offset = 0;
-        [[nodiscard]] wire::ByteSpan bytes() const { return wire::ByteSpan(*data).subspan(offset); }
+        [[nodiscard]] wire::ByteSpan bytes() const { return wire::ByteSpan(data.get(), size).subspan(offset); }
         [[nodiscard]] std::shared_ptr<const void> owner() const { return data; }
     };
 
@@ -77,6 +80,7 @@ private:
     static constexpr std::chrono::milliseconds kPeekAfterIdle{10};
 
     boost::asio::ip::tcp::socket socket_;
+    net::ReceiveWatermark watermark_;
     std::chrono::steady_clock::time_point last_answer_{};
     std::string client_id_;
     std::int32_t correlation_id_ = 0;
