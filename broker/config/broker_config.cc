@@ -268,8 +268,6 @@ BrokerConfig build_broker_config(const ConfigMap& props, std::vector<std::string
     cfg.delete_topic_enable = v.flag("delete.topic.enable");
     cfg.message_max_bytes = v.i32("message.max.bytes");
     cfg.socket_request_max_bytes = v.i32("socket.request.max.bytes");
-    cfg.socket_send_buffer_bytes = v.i32("socket.send.buffer.bytes");
-    cfg.socket_receive_buffer_bytes = v.i32("socket.receive.buffer.bytes");
     cfg.connections_max_idle_ms = v.num("connections.max.idle.ms");
     cfg.connection_stall_timeout_ms = v.num("weir.connection.stall.timeout.ms");
     cfg.fetch_zero_copy = v.flag("weir.fetch.zero.copy");

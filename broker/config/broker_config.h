@@ -46,8 +46,6 @@ struct BrokerConfig {
     bool delete_topic_enable = true;
     std::int32_t message_max_bytes = 1048588;
     std::int32_t socket_request_max_bytes = 104857600;
-    std::int32_t socket_send_buffer_bytes = 102400;
-    std::int32_t socket_receive_buffer_bytes = 102400;
     std::int64_t connections_max_idle_ms = 600000;
     std::int64_t connection_stall_timeout_ms = 30000;  // weir.connection.stall.timeout.ms
     bool fetch_zero_copy = true;                       // weir.fetch.zero.copy
