@@ -182,8 +182,8 @@ private:
     // (another file opening) only drops the segment's reference.
     [[nodiscard]] std::shared_ptr<File> log() const { return log_->file(); }
     // Read-ahead for a header scan from an index entry: the batches between
-    // two entries in one read, not the start of a large batch's records
-    // (a fetch makes two such scans, a leader one per follower per batch).
+    // two entries in one read, not the start of a large batch's records.
+    // Every fetch makes up to two such scans.
     [[nodiscard]] std::size_t header_scan_bytes() const {
         return std::min<std::size_t>(options_.index_interval_bytes + records::kBatchHeaderSize, 16 * 1024);
     }
