@@ -17,6 +17,10 @@
 #     follower restarts; bytes replicated per second until it is back in the
 #     ISR, against the disk's sequential write rate (dd, O_DIRECT).
 #
+#   * where RF 3's CPU goes: one partition led by broker 1, 1 KiB acks=all,
+#     RF 1 against RF 3 (replicas on brokers 2 and 3): each broker's user
+#     and system CPU and the producer's, per message;
+#
 #   * idle partitions: what partitions that carry nothing cost a cluster
 #     whose one topic is busy: the brokers' CPU at rest and during an
 #     acks=all latency run (200 msg/s x 1 KiB), and the time to create them
@@ -28,7 +32,8 @@
 # Env: BUILD_DIR (default build-bench; any build of weir and broker_bench),
 # BENCH_TMP (default /tmp), SESSION_MS (default 1500: ZooKeeper's minimum is
 # 2 ticks, and the server here ticks every 500 ms), PHASES (default
-# "produce failover catchup idle"), IDLE_TOPICS (default 500).
+# "produce failover catchup idle"; "split" is asked for by name), IDLE_TOPICS
+# (default 500).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -166,6 +171,37 @@ phase produce && for ((rep = 1; rep <= REPS; rep++)); do
     settle_page_cache >/dev/null
     timeout 600 "$BENCH" latency --bootstrap "$(bootstrap)" --topic "$t" --rate 1000 --size 1024 --seconds $LAT_S \
       --partitions 4 --set acks=all | record rep=$rep rf=$rf
+  done
+done
+
+# --- where RF 3's CPU goes -----------------------------------------------------
+# One partition, so each broker has one role: broker 1 leads, 2 and 3 follow.
+broker_usr_sys() {  # "id:usr_ms:sys_ms ..."
+  local id out=""
+  for id in 1 2 3; do
+    out+="${out:+ }$id:$(awk -v hz="$CLK_TCK" '{print int($14 * 1000 / hz) ":" int($15 * 1000 / hz)}' "/proc/${PID[$id]}/stat")"
+  done
+  echo "$out"
+}
+# `times` run in the subshell that ran the producer: its line 2 is the producer's CPU.
+times_ms() { awk 'NR == 2 { gsub(/s/, ""); split($1, u, "m"); split($2, s, "m"); print int((u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000) }' "$1"; }
+phase split && for ((rep = 1; rep <= REPS; rep++)); do
+  for rf in 1 3; do
+    t="split-rf$rf-r$rep"
+    assignment=1; [[ $rf == 3 ]] && assignment=1:2:3
+    topics --create --topic "$t" --replica-assignment "$assignment" --config "min.insync.replicas=$((rf < 2 ? 1 : 2))" >/dev/null
+    settle_page_cache >/dev/null
+    before=$(broker_usr_sys)
+    (timeout 600 "$BENCH" produce --bootstrap "$(bootstrap)" --topic "$t" --count "$N1K" --size 1024 --acks all \
+      --partitions 1 --name split_produce; times >"$WORK/times") | record rep=$rep rf=$rf
+    client_ms=$(times_ms "$WORK/times")
+    awk -v b="$before" -v a="$(broker_usr_sys)" -v n="$N1K" -v c="$client_ms" -v rf=$rf -v rep=$rep 'BEGIN {
+      split(b, bs, " "); split(a, as, " "); out = ""
+      for (i = 1; i <= 3; i++) {
+        split(bs[i], x, ":"); split(as[i], y, ":")
+        out = out sprintf(" broker%d_usr_us_per_msg=%.3f broker%d_sys_us_per_msg=%.3f", i, (y[2] - x[2]) * 1000 / n, i, (y[3] - x[3]) * 1000 / n)
+      }
+      printf "RESULT phase=split_cpu rf=%d rep=%d client_us_per_msg=%.3f%s\n", rf, rep, c * 1000 / n, out }' | tee -a "$RESULTS"
   done
 done
 
