@@ -7,6 +7,7 @@
 #include <boost/json/parse.hpp>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "harness/broker_process.h"
 #include "harness/http_client.h"
 #include "harness/kafka_client.h"
+#include "harness/raw_connection.h"
 #include "harness/wait.h"
 
 namespace weir::compat {
@@ -51,6 +53,51 @@ std::map<std::int32_t, PartitionView> describe(const std::string& bootstrap, con
         }
     }
     return out;
+}
+
+// Metadata v4 for one topic, auto-creation not allowed.
+bool send_metadata_request(RawConnection& c, const std::string& topic, std::int32_t correlation_id) {
+    std::vector<std::uint8_t> body = be32(1);
+    body.push_back(static_cast<std::uint8_t>(topic.size() >> 8));
+    body.push_back(static_cast<std::uint8_t>(topic.size() & 0xff));
+    body.insert(body.end(), topic.begin(), topic.end());
+    body.push_back(0);  // allow_auto_topic_creation
+    return c.send(request_frame(3, 4, correlation_id, body));
+}
+
+// The answer's one topic: its error code and partition count; nullopt when
+// no answer came.
+struct TopicAnswer {
+    std::int16_t error = -1;
+    std::int32_t partitions = 0;
+};
+std::optional<TopicAnswer> read_metadata_answer(RawConnection& c) {
+    std::vector<std::uint8_t> f;
+    if (c.read_frame(f, 10s) != RawConnection::ReadStatus::frame) return std::nullopt;
+    std::size_t at = 8;  // correlation id, throttle time
+    auto skip_string = [&] {
+        const auto n = read_be16(f, at);
+        at += 2 + static_cast<std::size_t>(n < 0 ? 0 : n);
+    };
+    const auto brokers = read_be32(f, at);
+    at += 4;
+    for (std::int32_t i = 0; i < brokers; ++i) {
+        at += 4;  // node id
+        skip_string();
+        at += 4;        // port
+        skip_string();  // rack
+    }
+    skip_string();  // cluster id
+    at += 4;        // controller id
+    if (read_be32(f, at) != 1) return std::nullopt;
+    at += 4;
+    TopicAnswer answer;
+    answer.error = read_be16(f, at);
+    at += 2;
+    skip_string();
+    at += 1;  // is_internal
+    answer.partitions = read_be32(f, at);
+    return answer;
 }
 
 std::size_t broker_count(const std::string& bootstrap) {
@@ -124,6 +171,43 @@ TEST_F(ClusterTest, EveryBrokerDescribesTheSameReplicatedTopic) {
     }
     // Leadership is spread over the brokers.
     EXPECT_EQ(leaders.size(), 3U);
+}
+
+// Kafka's controller tells every broker of a new topic at once; a Weir
+// broker learns it through its own ZooKeeper watches, possibly after the
+// controller answered CreateTopics. A client that asks any broker right after
+// CreateTopics returns must find the topic, not UNKNOWN_TOPIC_OR_PARTITION.
+// One broker is held back (SIGSTOP, well inside its ZooKeeper session) while
+// the topic is created, and resumed with the client's request already
+// waiting, so it meets the request before it has read the new topic.
+TEST_F(ClusterTest, EveryBrokerKnowsANewTopicOnceCreateTopicsReturns) {
+    const auto controller = controller_id();
+    ASSERT_GE(controller, 1);
+    const std::int32_t late = controller == 3 ? 2 : 3;
+    std::string others;
+    for (int id = 1; id <= 3; ++id)
+        if (id != late) others += (others.empty() ? "" : ",") + broker(id).bootstrap();
+    Admin admin(others);
+    RawConnection c(broker(late).port());
+    std::int32_t correlation = 0;
+    for (int round = 0; round < 3; ++round) {
+        const std::string topic = "fresh-" + std::to_string(round);
+        ASSERT_EQ(::kill(broker(late).pid(), SIGSTOP), 0);
+        const auto created = admin.create_topic(topic, 40, 3);
+        const bool sent = send_metadata_request(c, topic, ++correlation);
+        ::kill(broker(late).pid(), SIGCONT);
+        ASSERT_EQ(created.err, RdKafka::ERR_NO_ERROR) << created.describe();
+        ASSERT_TRUE(sent);
+        auto answer = read_metadata_answer(c);
+        ASSERT_TRUE(answer);
+        EXPECT_EQ(answer->error, 0) << topic << " on broker " << late;
+        EXPECT_EQ(answer->partitions, 40) << topic << " on broker " << late;
+    }
+    // A topic nobody created is still unknown.
+    ASSERT_TRUE(send_metadata_request(c, "never-created", ++correlation));
+    auto missing = read_metadata_answer(c);
+    ASSERT_TRUE(missing);
+    EXPECT_EQ(missing->error, 3);  // UNKNOWN_TOPIC_OR_PARTITION
 }
 
 TEST_F(ClusterTest, ReplicatesAndConsumersSeeCommittedMessages) {

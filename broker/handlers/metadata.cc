@@ -4,6 +4,9 @@
 // Deviation from Kafka: a topic created here is answered at once with its
 // partitions and error NONE (Kafka answers LEADER_NOT_AVAILABLE and lets the
 // client retry), and the replication factor is clamped to the live brokers.
+// In cluster mode a topic this broker has not learned yet, though it exists in
+// ZooKeeper, is waited for briefly: Kafka's controller tells every broker of
+// a new topic at once, a Weir broker learns it through its own watches.
 #include <algorithm>
 #include <set>
 
@@ -12,6 +15,13 @@
 #include "broker/metadata/topic_name.h"
 #include "broker/partitions/replica_manager.h"
 #include "protocol/errors.h"
+
+// GCC 12 reports a spurious -Wmismatched-new-delete on handle()'s asio
+// coroutine frame once it awaits a coroutine that awaits the metadata store
+// (asio allocates and frees the frame with its own operator new/delete pair).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 
 namespace weir::handlers {
 
@@ -27,6 +37,10 @@ constexpr std::int32_t kTopicOperations =
 constexpr std::int32_t kClusterOperations =
     8096;  // CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE/ALTER_CONFIGS IDEMPOTENT_WRITE
 constexpr std::int32_t kNoLeader = -1;
+// How long a broker waits to learn a topic that exists but that it does not
+// show yet (normally milliseconds behind the broker that created it); past
+// it, the topic is unknown as before, and the client retries.
+constexpr std::chrono::milliseconds kLearnTopicTimeout{1000};
 
 std::int16_t code(ErrorCode e) { return to_int(e); }
 
@@ -160,6 +174,21 @@ Task<ResponseTopic> auto_create(BrokerContext& broker, std::string name, std::st
     co_return topic_error(result.error, name);
 }
 
+// A validly named topic this broker does not show. It may exist all the same,
+// created through another broker a moment ago: waited for briefly rather
+// than denied. Else created if allowed, or unknown.
+Task<ResponseTopic> unshown_topic(BrokerContext& broker, std::string name, bool may_create, std::string_view listener,
+                                  std::int16_t version) {
+    if (co_await broker.metadata.catch_up_on_topic(name, kLearnTopicTimeout)) {
+        auto now = broker.metadata.snapshot();
+        if (auto t = now->topic(name))
+            co_return describe_topic(*t, *now, listener, version,
+                                     LocalOffline{broker.partitions, broker.config.broker_id});
+    }
+    if (may_create) co_return co_await auto_create(broker, std::move(name), listener, version);
+    co_return topic_error(ErrorCode::unknown_topic_or_partition, name);
+}
+
 }  // namespace
 
 Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& ctx, msg::MetadataRequest request) {
@@ -220,12 +249,10 @@ Task<msg::MetadataResponse> handle(BrokerContext& broker, const RequestContext& 
                 if (!seen.insert(name).second) continue;
                 if (auto info = snapshot->topic(name)) {
                     response.topics.push_back(describe_topic(*info, *snapshot, listener, version, local_offline));
-                } else if (may_create) {
-                    response.topics.push_back(co_await auto_create(broker, name, listener, version));
+                } else if (metadata::validate_topic_name(name)) {
+                    response.topics.push_back(topic_error(ErrorCode::invalid_topic_exception, name));
                 } else {
-                    auto error = metadata::validate_topic_name(name) ? ErrorCode::invalid_topic_exception
-                                                                     : ErrorCode::unknown_topic_or_partition;
-                    response.topics.push_back(topic_error(error, name));
+                    response.topics.push_back(co_await unshown_topic(broker, name, may_create, listener, version));
                 }
             }
         }

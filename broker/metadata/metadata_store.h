@@ -1,6 +1,7 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -90,6 +91,16 @@ public:
         co_return Status::failure(ErrorCode::invalid_request,
                                   "leadership of " + tp.to_string() + " cannot move on a single node" +
                                       (to ? " (asked for broker " + std::to_string(*to) + ")" : std::string()));
+    }
+
+    // For a topic the snapshot does not show: whether it exists where the
+    // cluster keeps its metadata all the same (created a moment ago through
+    // another broker, and not yet learned here); if so, waits up to `timeout`
+    // for the snapshot to show it. True once it does. A store that is its
+    // own source (a single node) has nothing to learn: false at once.
+    virtual Task<bool> catch_up_on_topic(std::string name, std::chrono::milliseconds timeout) {
+        (void)timeout;
+        co_return snapshot()->topic(name) != nullptr;
     }
 
     // The next block of producer ids for this broker, durable before it is

@@ -503,6 +503,22 @@ Task<CreateTopicResult> ZkMetadataStore::create_topic(NewTopic topic, bool valid
     co_return r;
 }
 
+Task<bool> ZkMetadataStore::catch_up_on_topic(std::string name, std::chrono::milliseconds timeout) {
+    const std::function<bool(const MetadataSnapshot&)> shown = [&](const MetadataSnapshot& s) {
+        return s.topic(name) != nullptr;
+    };
+    if (shown(*snapshot())) co_return true;
+    // Kafka's controller sends every broker the new topic at once; here each
+    // broker reads it through its own watches, some milliseconds apart.
+    bool written = false;
+    auto operation = [&name, &written](ZkSession& s) -> Status {
+        written = s.exists(paths::topic(name)) && !s.exists(paths::delete_topic(name));
+        return {};
+    };
+    if (!(co_await zk_call(operation)).ok() || !written) co_return false;
+    co_return co_await wait_until(shown, timeout);
+}
+
 Task<Status> ZkMetadataStore::delete_topic(std::string name) {
     if (auto s = validate_topic_deletion(*snapshot(), name); !s.ok()) co_return s;
     auto operation = [name](ZkSession& s) -> Status {

@@ -55,6 +55,7 @@ public:
     Task<Status> alter_partition_isr(TopicPartition tp, std::int32_t leader_epoch,
                                      std::vector<std::int32_t> isr) override;
     Task<ProducerIdBlockResult> allocate_producer_id_block() override;
+    Task<bool> catch_up_on_topic(std::string name, std::chrono::milliseconds timeout) override;
 
     ListenerId add_listener(ChangeListener listener) override;
     void remove_listener(ListenerId id) override;
