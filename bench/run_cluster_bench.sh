@@ -123,11 +123,14 @@ settle_page_cache() {
 # cluster's work goes (the leaders' and the followers' share), whatever the
 # two cores allow the run to reach.
 CLK_TCK=$(getconf CLK_TCK)
-broker_cpu() {
+broker_usr_sys() {  # "id:usr_ms:sys_ms ..."
   local id out=""
-  for id in 1 2 3; do out+="${out:+ }$id:$(awk -v hz="$CLK_TCK" '{print int(($14 + $15) * 1000 / hz)}' "/proc/${PID[$id]}/stat")"; done
+  for id in 1 2 3; do
+    out+="${out:+ }$id:$(awk -v hz="$CLK_TCK" '{print int($14 * 1000 / hz) ":" int($15 * 1000 / hz)}' "/proc/${PID[$id]}/stat")"
+  done
   echo "$out"
 }
+broker_cpu() { broker_usr_sys | awk '{ for (i = 1; i <= NF; i++) { split($i, f, ":"); printf "%s%s:%d", (i > 1 ? " " : ""), f[1], f[2] + f[3] } print "" }'; }
 cpu_delta() {  # before after count: RESULT fields
   local before=$1 after=$2 count=$3
   awk -v b="$before" -v a="$after" -v n="$count" 'BEGIN {
@@ -176,13 +179,6 @@ done
 
 # --- where RF 3's CPU goes -----------------------------------------------------
 # One partition, so each broker has one role: broker 1 leads, 2 and 3 follow.
-broker_usr_sys() {  # "id:usr_ms:sys_ms ..."
-  local id out=""
-  for id in 1 2 3; do
-    out+="${out:+ }$id:$(awk -v hz="$CLK_TCK" '{print int($14 * 1000 / hz) ":" int($15 * 1000 / hz)}' "/proc/${PID[$id]}/stat")"
-  done
-  echo "$out"
-}
 # `times` run in the subshell that ran the producer: its line 2 is the producer's CPU.
 times_ms() { awk 'NR == 2 { gsub(/s/, ""); split($1, u, "m"); split($2, s, "m"); print int((u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000) }' "$1"; }
 phase split && for ((rep = 1; rep <= REPS; rep++)); do

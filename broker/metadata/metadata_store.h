@@ -98,9 +98,8 @@ public:
     // another broker, and not yet learned here); if so, waits up to `timeout`
     // for the snapshot to show it. True once it does. A store that is its
     // own source (a single node) has nothing to learn: false at once.
-    virtual Task<bool> catch_up_on_topic(std::string name, std::chrono::milliseconds timeout) {
-        (void)timeout;
-        co_return snapshot()->topic(name) != nullptr;
+    virtual Task<bool> catch_up_on_topic(std::string /*name*/, std::chrono::milliseconds /*timeout*/) {
+        co_return false;
     }
 
     // The next block of producer ids for this broker, durable before it is
