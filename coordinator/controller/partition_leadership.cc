@@ -100,4 +100,19 @@ std::optional<zk::LeaderAndIsr> preferred_leader_state(const PartitionView& view
     return next;
 }
 
+std::vector<std::string> leaderless_first(const std::set<std::string>& topics,
+                                          const metadata::MetadataSnapshot& cluster,
+                                          const std::set<std::int32_t>& live) {
+    std::vector<std::string> order;
+    std::vector<std::string> rest;
+    for (const auto& name : topics) {
+        const auto topic = cluster.topic(name);
+        const bool leaderless = !topic || std::any_of(topic->partitions.begin(), topic->partitions.end(),
+                                                      [&](const auto& p) { return !live.contains(p.leader); });
+        (leaderless ? order : rest).push_back(name);
+    }
+    order.insert(order.end(), rest.begin(), rest.end());
+    return order;
+}
+
 }  // namespace weir::controller

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "broker/metadata/metadata_types.h"
@@ -40,6 +41,14 @@ std::optional<zk::LeaderAndIsr> next_partition_state(const PartitionView& view);
 // them where it is in the ISR move back to it. Sorted.
 std::vector<TopicPartition> preferred_leader_elections(const metadata::MetadataSnapshot& cluster,
                                                        double imbalance_percentage);
+
+// The order a controller pass looks at `topics` in: first those with a
+// partition `cluster` shows without a live leader (and those it does not show
+// yet), as Kafka elects leaders of offline partitions before it takes the
+// dead broker out of other ISRs; then the rest. Each group sorted.
+std::vector<std::string> leaderless_first(const std::set<std::string>& topics,
+                                          const metadata::MetadataSnapshot& cluster,
+                                          const std::set<std::int32_t>& live);
 
 // The preferred replica leads (same ISR, next epoch), if it is live and in
 // sync and does not lead yet.

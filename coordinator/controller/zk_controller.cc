@@ -145,7 +145,14 @@ boost::asio::awaitable<void> ZkController::loop() {
             const bool rebalance = std::exchange(rebalance_due_, false);
             auto pass = store_.zookeeper().run(
                 [this, rebalance, work, redo](ZkSession& s) { return act(s, rebalance, work, *redo); });
-            again = co_await std::move(pass) == Pass::again;
+            const auto result = co_await std::move(pass);
+            again = result == Pass::again;
+            if (result == Pass::more) {
+                // Straight on, behind the watch events queued meanwhile.
+                pending_.merge(*redo);
+                dirty_ = true;
+                rebalance_due_ = rebalance_due_ || rebalance;
+            }
         } catch (const std::exception& e) {
             if (!*alive) co_return;
             logging::warn("controller: {}", e.what());
@@ -243,7 +250,17 @@ ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch, con
         for (const auto& topic : *listed)
             if (work.everything || !known_topics_.contains(topic)) topics.insert(topic);
     }
-    for (const auto& topic : topics) {
+    const auto order = leaderless_first(topics, *store_.snapshot(), live);
+    std::size_t examined = 0;
+    for (auto at = order.begin(); at != order.end(); ++at) {
+        const auto& topic = *at;
+        if (examined >= kPartitionsPerPass) {
+            // Named one by one: a new controller's "everything" is covered.
+            redo.everything = false;
+            redo.topics.insert(at, order.end());
+            if (listed) known_topics_ = std::move(*listed);
+            return raced ? Pass::again : Pass::more;
+        }
         auto node = s.get(paths::topic(topic));
         if (!node) continue;
         zk::TopicAssignment assignment;
@@ -260,6 +277,7 @@ ZkController::Pass ZkController::reconcile(ZkSession& s, const Epoch& epoch, con
             if (deposed(r)) return Pass::deposed;
         }
         const bool unclean = unclean_election(topic);
+        examined += assignment.partitions.size();
         for (const auto& [p, replicas] : assignment.partitions) {
             const std::string state_path = paths::partition_state(topic, p);
             auto state_node = s.get(state_path);

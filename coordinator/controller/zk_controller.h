@@ -52,8 +52,14 @@ private:
     void schedule_rebalance();
 
     // ZooKeeper thread. act: elect or check that this broker still controls,
-    // then reconcile; true to look again shortly.
-    enum class Pass { done, again, deposed };
+    // then reconcile. again: look again shortly; more: the pass stopped
+    // after kPartitionsPerPass partitions, the rest is in `redo`.
+    enum class Pass { done, again, more, deposed };
+    // A pass holds the ZooKeeper thread, and with it every watch event this
+    // broker would apply, its own new leaderships included: with thousands of
+    // partitions a whole pass took seconds. Each pass stops after this many
+    // partitions (at a topic's end), and the events queued meanwhile go first.
+    static constexpr std::size_t kPartitionsPerPass = 128;
     // `redo`: what must be looked at again (writes that lost a race).
     Pass act(zk::ZkSession& s, bool rebalance, Work work, Work& redo);
     // Preferred replicas back to leadership where the imbalance calls for it.

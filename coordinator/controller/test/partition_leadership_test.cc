@@ -78,5 +78,30 @@ TEST(PartitionLeadership, RebalanceOnlyAboveTheImbalanceThreshold) {
     EXPECT_EQ(preferred_leader_elections(cluster, 10), (std::vector<TopicPartition>{{"t", 0}}));
 }
 
+TEST(PartitionLeadership, TopicsWithoutALiveLeaderComeFirst) {
+    metadata::MetadataSnapshot cluster;
+    auto led_by = [&](const std::string& name, std::vector<std::int32_t> leaders) {
+        auto topic = std::make_shared<metadata::TopicInfo>();
+        topic->name = name;
+        for (std::size_t p = 0; p < leaders.size(); ++p) {
+            metadata::PartitionInfo part;
+            part.partition = static_cast<std::int32_t>(p);
+            part.replicas = {1, 2, 3};
+            part.leader = leaders[p];
+            topic->partitions.push_back(part);
+        }
+        cluster.topics_by_name[name] = topic;
+    };
+    led_by("a", {1, 2});
+    led_by("b", {1, 3});  // broker 3 is gone
+    led_by("c", {2, 1});
+    led_by("d", {-1, 1});  // offline
+    const std::set<std::int32_t> live{1, 2};
+    // "e" is not shown yet: it has no leader either.
+    EXPECT_EQ(leaderless_first({"a", "b", "c", "d", "e"}, cluster, live),
+              (std::vector<std::string>{"b", "d", "e", "a", "c"}));
+    EXPECT_EQ(leaderless_first({"a", "c"}, cluster, live), (std::vector<std::string>{"a", "c"}));
+}
+
 }  // namespace
 }  // namespace weir::controller
