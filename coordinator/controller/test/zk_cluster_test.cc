@@ -320,6 +320,40 @@ TEST_F(ZkClusterTest, LeadershipMovesToInSyncReplicaWhenBrokerLeaves) {
     }));
 }
 
+// More partitions than one controller pass looks at, and a new controller:
+// the passes that follow its first finish the work ("b", whose leader is
+// gone, and then "y", which only loses a follower).
+TEST_F(ZkClusterTest, ANewControllerReachesEveryPartitionOverSeveralPasses) {
+    auto n1 = node(1);
+    ASSERT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return s.controller_id == 1; }));
+    auto n2 = node(2);
+    auto n3 = node(3);
+    ASSERT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return s.brokers.size() == 3; }));
+    constexpr std::int32_t kPartitions = 200;  // each topic more than a pass
+    for (const auto& [name, replicas] :
+         std::vector<std::pair<std::string, std::vector<std::int32_t>>>{{"b", {1, 2, 3}}, {"y", {2, 3, 1}}}) {
+        metadata::NewTopic t;
+        t.name = name;
+        t.num_partitions = -1;
+        t.replication_factor = -1;
+        for (std::int32_t p = 0; p < kPartitions; ++p) t.assignments[p] = replicas;
+        auto created = n1->run(n1->store().create_topic(t, false));
+        ASSERT_TRUE(created.ok()) << created.message;
+    }
+    n1.reset();  // the controller
+    auto settled = [](const MetadataSnapshot& s) {
+        for (const auto* name : {"b", "y"}) {
+            auto topic = s.topic(name);
+            if (!topic || topic->partitions.size() != kPartitions) return false;
+            for (const auto& p : topic->partitions)
+                if (p.leader != 2 || p.isr != std::vector<std::int32_t>{2, 3}) return false;
+        }
+        return true;
+    };
+    EXPECT_TRUE(n2->eventually(settled, 60000ms));
+    EXPECT_TRUE(n3->eventually(settled, 20000ms));
+}
+
 TEST_F(ZkClusterTest, NewControllerTakesOverAndFailsOver) {
     auto n1 = node(1);
     ASSERT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return s.controller_id == 1; }));
