@@ -141,18 +141,14 @@ boost::asio::awaitable<void> ZkController::loop() {
         // Written on the ZooKeeper thread, read here after the pass.
         auto redo = std::make_shared<Work>();
         bool again = false;
+        bool more = false;
+        const bool rebalance = std::exchange(rebalance_due_, false);
         try {
-            const bool rebalance = std::exchange(rebalance_due_, false);
             auto pass = store_.zookeeper().run(
                 [this, rebalance, work, redo](ZkSession& s) { return act(s, rebalance, work, *redo); });
             const auto result = co_await std::move(pass);
             again = result == Pass::again;
-            if (result == Pass::more) {
-                // Straight on, behind the watch events queued meanwhile.
-                pending_.merge(*redo);
-                dirty_ = true;
-                rebalance_due_ = rebalance_due_ || rebalance;
-            }
+            more = result == Pass::more;
         } catch (const std::exception& e) {
             if (!*alive) co_return;
             logging::warn("controller: {}", e.what());
@@ -160,6 +156,12 @@ boost::asio::awaitable<void> ZkController::loop() {
             redo->merge(work);
         }
         if (!*alive) co_return;
+        if (more) {
+            // Straight on, behind the watch events queued meanwhile.
+            pending_.merge(*redo);
+            dirty_ = true;
+            rebalance_due_ = rebalance_due_ || rebalance;
+        }
         if (again) {
             boost::asio::steady_timer pause(store_.executor(), std::chrono::milliseconds(500));
             co_await pause.async_wait(boost::asio::use_awaitable);
