@@ -233,7 +233,7 @@ phase failover && for ((run = 1; run <= FAILOVERS; run++)); do
     (( attempts < 400 )) || { echo "no produce succeeded within 400 attempts" >&2; break; }
   done
   t1=$(date +%s%N)
-  echo "RESULT phase=failover run=$run leader=$leader ms=$(( (t1 - t0) / 1000000 )) attempts=$attempts session_ms=$SESSION_MS warm_mb=$WARM_MB" \
+  echo "RESULT phase=failover run=$run leader=$leader ms=$(( (t1 - t0) / 1000000 )) attempts=$attempts session_ms=$SESSION_MS" \
     | tee -a "$RESULTS"
   start_broker "$leader"
   for ((i = 0; i < 300; i++)); do [[ $(isr_size "$t") == 3 ]] && break; sleep 0.1; done

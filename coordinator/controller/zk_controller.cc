@@ -156,18 +156,17 @@ boost::asio::awaitable<void> ZkController::loop() {
             redo->merge(work);
         }
         if (!*alive) co_return;
-        if (more) {
-            // Straight on, behind the watch events queued meanwhile.
-            pending_.merge(*redo);
-            dirty_ = true;
-            rebalance_due_ = rebalance_due_ || rebalance;
-        }
         if (again) {
             boost::asio::steady_timer pause(store_.executor(), std::chrono::milliseconds(500));
             co_await pause.async_wait(boost::asio::use_awaitable);
             if (!*alive) co_return;
+        }
+        // more: straight on, behind the watch events queued meanwhile. A
+        // pass that did not finish did not reach the rebalance either.
+        if (again || more) {
             pending_.merge(*redo);
             dirty_ = true;
+            rebalance_due_ = rebalance_due_ || rebalance;
         }
     }
     running_ = false;
