@@ -65,6 +65,29 @@ bool send_metadata_request(RawConnection& c, const std::string& topic, std::int3
     return c.send(request_frame(3, 4, correlation_id, body));
 }
 
+// CreatePartitions v0: one topic grown to `count`, placement left to the broker.
+bool send_create_partitions_request(RawConnection& c, const std::string& topic, std::int32_t count,
+                                    std::int32_t correlation_id) {
+    std::vector<std::uint8_t> body = be32(1);
+    body.push_back(static_cast<std::uint8_t>(topic.size() >> 8));
+    body.push_back(static_cast<std::uint8_t>(topic.size() & 0xff));
+    body.insert(body.end(), topic.begin(), topic.end());
+    for (auto part : {be32(count), be32(-1), be32(30000)}) body.insert(body.end(), part.begin(), part.end());
+    body.push_back(0);  // validate_only
+    return c.send(request_frame(37, 0, correlation_id, body));
+}
+
+// The error code of the answer's one topic; nullopt when no answer came.
+std::optional<std::int16_t> read_create_partitions_answer(RawConnection& c) {
+    std::vector<std::uint8_t> f;
+    if (c.read_frame(f, 40s) != RawConnection::ReadStatus::frame) return std::nullopt;
+    std::size_t at = 8;  // correlation id, throttle time
+    if (read_be32(f, at) != 1) return std::nullopt;
+    at += 4;
+    at += 2 + static_cast<std::size_t>(std::max<std::int16_t>(read_be16(f, at), 0));  // name
+    return read_be16(f, at);
+}
+
 // The answer's one topic: its error code and partition count; nullopt when
 // no answer came.
 struct TopicAnswer {
@@ -203,6 +226,16 @@ TEST_F(ClusterTest, EveryBrokerKnowsANewTopicOnceCreateTopicsReturns) {
         EXPECT_EQ(answer->error, 0) << topic << " on broker " << late;
         EXPECT_EQ(answer->partitions, 40) << topic << " on broker " << late;
     }
+    // Growing a topic through the late broker, as the client's next request
+    // may, finds it too (Kafka's controller reads ZooKeeper).
+    ASSERT_EQ(::kill(broker(late).pid(), SIGSTOP), 0);
+    const auto grown = admin.create_topic("grown", 2, 3);
+    const bool sent = send_create_partitions_request(c, "grown", 4, ++correlation);
+    ::kill(broker(late).pid(), SIGCONT);
+    ASSERT_EQ(grown.err, RdKafka::ERR_NO_ERROR) << grown.describe();
+    ASSERT_TRUE(sent);
+    EXPECT_EQ(read_create_partitions_answer(c), std::optional<std::int16_t>(0));
+    EXPECT_TRUE(wait_until([&] { return describe(broker(late).bootstrap(), "grown").size() == 4; }, 20s));
     // A topic nobody created is still unknown.
     ASSERT_TRUE(send_metadata_request(c, "never-created", ++correlation));
     auto missing = read_metadata_answer(c);

@@ -156,7 +156,7 @@ Task<ApiError> alter_broker(BrokerContext& broker, std::string name, config::Con
 // ZkAdminManager.alterTopicConfigs with the complete new set of overrides.
 Task<ApiError> alter_topic(BrokerContext& broker, std::string name, config::ConfigMap props, bool validate_only) {
     if (name.empty()) co_return fail(ErrorCode::invalid_request, "Default topic resources are not allowed.");
-    if (!broker.metadata.topic(name))
+    if (!(co_await broker.metadata.snapshot_showing(name))->topic(name))
         co_return fail(ErrorCode::unknown_topic_or_partition, "The topic '" + name + "' does not exist.");
     auto status = co_await broker.metadata.alter_topic_configs(name, std::move(props), validate_only);
     if (status.error == ErrorCode::invalid_config && !status.message.starts_with("Unknown topic config name"))

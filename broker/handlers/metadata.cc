@@ -37,10 +37,6 @@ constexpr std::int32_t kTopicOperations =
 constexpr std::int32_t kClusterOperations =
     8096;  // CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE/ALTER_CONFIGS IDEMPOTENT_WRITE
 constexpr std::int32_t kNoLeader = -1;
-// How long a broker waits to learn a topic that exists but that it does not
-// show yet (normally milliseconds behind the broker that created it); past
-// it, the topic is unknown as before, and the client retries.
-constexpr std::chrono::milliseconds kLearnTopicTimeout{1000};
 
 std::int16_t code(ErrorCode e) { return to_int(e); }
 
@@ -179,7 +175,7 @@ Task<ResponseTopic> auto_create(BrokerContext& broker, std::string name, std::st
 // than denied. Else created if allowed, or unknown.
 Task<ResponseTopic> unshown_topic(BrokerContext& broker, std::string name, bool may_create, std::string_view listener,
                                   std::int16_t version) {
-    if (co_await broker.metadata.catch_up_on_topic(name, kLearnTopicTimeout)) {
+    if (co_await broker.metadata.catch_up_on_topic(name, metadata::kLearnTopicTimeout)) {
         auto now = broker.metadata.snapshot();
         if (auto t = now->topic(name))
             co_return describe_topic(*t, *now, listener, version,

@@ -248,6 +248,7 @@ Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestConte
             auto info = snapshot->topic_by_id(t.topic_id);
             name = info ? std::optional<std::string>(info->name) : std::nullopt;
         }
+        if (name && !snapshot->topic(*name)) snapshot = co_await broker.metadata.snapshot_showing(*name);
         if (!name) {
             response.responses.push_back(delete_result(std::nullopt, t.topic_id, ErrorCode::unknown_topic_id));
         } else if (!snapshot->topic(*name)) {
@@ -288,7 +289,7 @@ Task<msg::CreatePartitionsResponse> handle(BrokerContext& broker, const RequestC
             out.error_message = "Duplicate topic in request.";
             continue;
         }
-        auto snapshot = broker.metadata.snapshot();
+        auto snapshot = co_await broker.metadata.snapshot_showing(t.name);
         auto status = precheck_partitions(*snapshot, t);
         if (status.ok()) {
             std::vector<std::vector<std::int32_t>> assignments;

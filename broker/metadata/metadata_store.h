@@ -19,6 +19,11 @@ namespace weir::metadata {
 template <typename T>
 using Task = boost::asio::awaitable<T>;
 
+// How long a broker waits to learn a topic that exists but that it does not
+// show yet (normally milliseconds behind the broker that created it); past
+// it, the topic is unknown as before, and the client retries.
+inline constexpr std::chrono::milliseconds kLearnTopicTimeout{1000};
+
 // Cluster metadata: brokers, controller, topics, partitions, topic configs,
 // dynamic broker configs.
 // Backends: EmbeddedMetadataStore (single node, JSON file) and, later,
@@ -100,6 +105,16 @@ public:
     // own source (a single node) has nothing to learn: false at once.
     virtual Task<bool> catch_up_on_topic(std::string /*name*/, std::chrono::milliseconds /*timeout*/) {
         co_return false;
+    }
+
+    // The snapshot, after catch_up_on_topic when it does not show `name`: a
+    // request that names an existing topic (grow it, alter its configs,
+    // delete it) finds one created through another broker a moment ago, as
+    // it would at Kafka's controller, which reads ZooKeeper.
+    Task<std::shared_ptr<const MetadataSnapshot>> snapshot_showing(std::string name) {
+        if (auto now = snapshot(); now->topic(name)) co_return now;
+        co_await catch_up_on_topic(std::move(name), kLearnTopicTimeout);
+        co_return snapshot();
     }
 
     // The next block of producer ids for this broker, durable before it is

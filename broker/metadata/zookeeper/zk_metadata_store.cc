@@ -520,7 +520,7 @@ Task<bool> ZkMetadataStore::catch_up_on_topic(std::string name, std::chrono::mil
 }
 
 Task<Status> ZkMetadataStore::delete_topic(std::string name) {
-    if (auto s = validate_topic_deletion(*snapshot(), name); !s.ok()) co_return s;
+    if (auto s = validate_topic_deletion(*co_await snapshot_showing(name), name); !s.ok()) co_return s;
     auto operation = [name](ZkSession& s) -> Status {
         s.create(paths::delete_topic(name), "");
         return {};
@@ -538,7 +538,7 @@ Task<Status> ZkMetadataStore::delete_topic(std::string name) {
 Task<Status> ZkMetadataStore::create_partitions(std::string name, std::int32_t new_total,
                                                 std::vector<std::vector<std::int32_t>> assignments,
                                                 bool validate_only) {
-    const auto current = snapshot();
+    const auto current = co_await snapshot_showing(name);
     if (auto s = validate_new_partitions(*current, name, new_total, assignments); !s.ok()) co_return s;
     if (validate_only) co_return Status{};
     TopicPtr t = current->topic(name);
@@ -570,7 +570,8 @@ Task<Status> ZkMetadataStore::create_partitions(std::string name, std::int32_t n
 
 Task<Status> ZkMetadataStore::alter_topic_configs(std::string name, config::ConfigMap configs, bool validate_only) {
     config::ConfigMap normalized;
-    if (auto s = validate_topic_config_change(*snapshot(), name, configs, &normalized); !s.ok()) co_return s;
+    if (auto s = validate_topic_config_change(*co_await snapshot_showing(name), name, configs, &normalized); !s.ok())
+        co_return s;
     if (validate_only) co_return Status{};
     auto operation = [name, normalized](ZkSession& s) -> Status {
         write_node(s, paths::topic_config(name), zk::encode_config(normalized));

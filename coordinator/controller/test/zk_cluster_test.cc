@@ -420,6 +420,44 @@ TEST_F(ZkClusterTest, DeletePartitionsAndConfigsReachEveryBroker) {
     EXPECT_EQ(n1->run(n1->store().delete_topic("t")).error, ErrorCode::unknown_topic_or_partition);
 }
 
+// A client that created a topic through one broker may name it to another
+// at once; Kafka's controller reads ZooKeeper and finds it.
+TEST_F(ZkClusterTest, ChangesFindATopicCreatedAMomentAgoThroughAnotherBroker) {
+    auto n1 = node(1);
+    ASSERT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return s.controller_id == 1; }));
+    zk::ZkClient c({connect_, 6000ms, 20000ms});
+    // Written without partition states, as another broker's store writes a
+    // topic: this one shows it only after its controller elected leaders.
+    auto write = [&](const std::string& name) {
+        zk::TopicAssignment a;
+        a.partitions = {{0, {1}}};
+        a.topic_id = Uuid::random();
+        c.run_sync(
+            [&](zk::ZkSession& s) { return s.create("/brokers/topics/" + name, zk::encode_topic_assignment(a)); });
+    };
+
+    write("grown");
+    auto grown = n1->run(n1->store().create_partitions("grown", 2, {}, false));
+    EXPECT_TRUE(grown.ok()) << grown.message;
+    EXPECT_TRUE(all_led(*n1->snapshot(), "grown", 2));
+
+    write("altered");
+    auto altered = n1->run(n1->store().alter_topic_configs("altered", {{"cleanup.policy", "compact"}}, false));
+    EXPECT_TRUE(altered.ok()) << altered.message;
+    auto configs = znode("/config/topics/altered");
+    ASSERT_TRUE(configs);
+    EXPECT_NE(configs->data.find("compact"), std::string::npos);
+
+    write("deleted");
+    auto deleted = n1->run(n1->store().delete_topic("deleted"));
+    EXPECT_TRUE(deleted.ok()) << deleted.message;
+    EXPECT_FALSE(znode("/brokers/topics/deleted"));
+
+    // A name no broker wrote stays unknown, after one look at ZooKeeper.
+    EXPECT_EQ(n1->run(n1->store().create_partitions("never", 2, {}, false)).error,
+              ErrorCode::unknown_topic_or_partition);
+}
+
 TEST_F(ZkClusterTest, TopicWrittenWithoutIdGetsOne) {
     auto n1 = node(1);
     ASSERT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return s.controller_id == 1; }));
