@@ -88,6 +88,35 @@ std::optional<std::int16_t> read_create_partitions_answer(RawConnection& c) {
     return read_be16(f, at);
 }
 
+// IncrementalAlterConfigs v0: one SET on one topic.
+bool send_incremental_alter_request(RawConnection& c, const std::string& topic, const std::string& key,
+                                    const std::string& value, std::int32_t correlation_id) {
+    std::vector<std::uint8_t> body = be32(1);
+    auto string = [&](const std::string& v) {
+        body.push_back(static_cast<std::uint8_t>(v.size() >> 8));
+        body.push_back(static_cast<std::uint8_t>(v.size() & 0xff));
+        body.insert(body.end(), v.begin(), v.end());
+    };
+    body.push_back(2);  // TOPIC
+    string(topic);
+    auto one = be32(1);
+    body.insert(body.end(), one.begin(), one.end());
+    string(key);
+    body.push_back(0);  // SET
+    string(value);
+    body.push_back(0);  // validate_only
+    return c.send(request_frame(44, 0, correlation_id, body));
+}
+
+// The error code of the answer's one resource; nullopt when no answer came.
+std::optional<std::int16_t> read_incremental_alter_answer(RawConnection& c) {
+    std::vector<std::uint8_t> f;
+    if (c.read_frame(f, 40s) != RawConnection::ReadStatus::frame) return std::nullopt;
+    std::size_t at = 8;  // correlation id, throttle time
+    if (read_be32(f, at) != 1) return std::nullopt;
+    return read_be16(f, at + 4);
+}
+
 // The answer's one topic: its error code and partition count; nullopt when
 // no answer came.
 struct TopicAnswer {
@@ -236,6 +265,20 @@ TEST_F(ClusterTest, EveryBrokerKnowsANewTopicOnceCreateTopicsReturns) {
     ASSERT_TRUE(sent);
     EXPECT_EQ(read_create_partitions_answer(c), std::optional<std::int16_t>(0));
     EXPECT_TRUE(wait_until([&] { return describe(broker(late).bootstrap(), "grown").size() == 4; }, 20s));
+    // An incremental config change applies to the overrides the topic was
+    // created with, not to an empty set read before the topic was learned.
+    ASSERT_EQ(::kill(broker(late).pid(), SIGSTOP), 0);
+    const auto configured = admin.create_topic("configured", 1, 3, {{"retention.ms", "123456"}});
+    const bool altered = send_incremental_alter_request(c, "configured", "cleanup.policy", "compact", ++correlation);
+    ::kill(broker(late).pid(), SIGCONT);
+    ASSERT_EQ(configured.err, RdKafka::ERR_NO_ERROR) << configured.describe();
+    ASSERT_TRUE(altered);
+    EXPECT_EQ(read_incremental_alter_answer(c), std::optional<std::int16_t>(0));
+    zk::ZkClient zk({connect_, 6000ms, 20000ms});
+    auto stored = zk.run_sync([](zk::ZkSession& s) { return s.get("/config/topics/configured"); });
+    ASSERT_TRUE(stored);
+    EXPECT_NE(stored->data.find(R"("retention.ms":"123456")"), std::string::npos) << stored->data;
+    EXPECT_NE(stored->data.find(R"("cleanup.policy":"compact")"), std::string::npos) << stored->data;
     // A topic nobody created is still unknown.
     ASSERT_TRUE(send_metadata_request(c, "never-created", ++correlation));
     auto missing = read_metadata_answer(c);

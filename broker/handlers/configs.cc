@@ -490,7 +490,9 @@ Task<msg::IncrementalAlterConfigsResponse> handle(BrokerContext& broker, const R
             if (r.resource_name.empty()) {
                 result = fail(ErrorCode::invalid_request, "Default topic resources are not allowed.");
             } else {
-                auto topic = broker.metadata.topic(r.resource_name);
+                // The ops apply to the stored overrides: read them from a
+                // snapshot that shows a topic created a moment ago elsewhere.
+                auto topic = (co_await broker.metadata.snapshot_showing(r.resource_name))->topic(r.resource_name);
                 config::ConfigMap props = topic ? topic->configs : config::ConfigMap{};
                 result = apply_ops(
                     props, ops,
