@@ -125,11 +125,16 @@ std::int64_t Partition::log_end_offset() const { return log_->log_end_offset(); 
 std::vector<std::int64_t> Partition::segment_base_offsets() const { return log_->segment_base_offsets(); }
 
 void Partition::set_state(const LeaderAndIsr& state) {
+    // The state held, presented again (another partition of the topic
+    // changed), answers no proposal: one still pending stays pending, or the
+    // next fetch would write it to the metadata a second time.
+    const bool same = state.leader == leader_ && state.leader_epoch == leader_epoch_ && state.replicas == replicas_ &&
+                      state.isr == isr_;
     leader_ = state.leader;
     leader_epoch_ = state.leader_epoch;
     replicas_ = state.replicas;
     isr_ = state.isr;
-    proposed_isr_.reset();
+    if (!same) proposed_isr_.reset();
     auto gone = [&](const auto& entry) {
         return std::find(replicas_.begin(), replicas_.end(), entry.first) == replicas_.end();
     };

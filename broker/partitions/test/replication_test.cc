@@ -81,6 +81,28 @@ TEST_F(ReplicationTest, LaggingFollowersLeaveTheIsrAndCaughtUpOnesReturn) {
     EXPECT_EQ(*grown, kAssigned);
 }
 
+TEST_F(ReplicationTest, AProposalStaysPendingWhenTheSameStateIsPresentedAgain) {
+    auto p = replicas().apply(tp, {kLocal, 4, kAssigned, {kLocal, kA}});
+    const auto t0 = Clock::now();
+    append(*p, 10);
+    EXPECT_TRUE(p->update_follower_position(kA, 10, t0 + 1s));
+    EXPECT_TRUE(p->update_follower_position(kB, 10, t0 + 1s));
+    auto grown = p->isr_change(t0 + 1s, 30s, kB);
+    ASSERT_TRUE(grown);
+    // Another partition of the topic changed: this one's state comes again
+    // as it was. B's next fetches must not propose the same ISR again.
+    ASSERT_EQ(p->make_leader({kLocal, 4, kAssigned, {kLocal, kA}}), ErrorCode::none);
+    EXPECT_TRUE(p->update_follower_position(kB, 10, t0 + 2s));
+    EXPECT_FALSE(p->isr_change(t0 + 2s, 30s, kB));
+    // A different state answers it: here a refusal in a new epoch, where B
+    // proves itself again and is proposed anew.
+    ASSERT_EQ(p->make_leader({kLocal, 5, kAssigned, {kLocal, kA}}), ErrorCode::none);
+    EXPECT_TRUE(p->update_follower_position(kB, 10, t0 + 3s));
+    auto again = p->isr_change(t0 + 3s, 30s, kB);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, kAssigned);
+}
+
 TEST_F(ReplicationTest, AFollowerThatStoppedFetchingIsNotBroughtBackByALaterPass) {
     auto p = replicas().apply(tp, {kLocal, 4, kAssigned, kAssigned});
     const auto t0 = Clock::now();
