@@ -58,9 +58,7 @@ std::map<std::int32_t, PartitionView> describe(const std::string& bootstrap, con
 // Metadata v4 for one topic, auto-creation not allowed.
 bool send_metadata_request(RawConnection& c, const std::string& topic, std::int32_t correlation_id) {
     std::vector<std::uint8_t> body = be32(1);
-    body.push_back(static_cast<std::uint8_t>(topic.size() >> 8));
-    body.push_back(static_cast<std::uint8_t>(topic.size() & 0xff));
-    body.insert(body.end(), topic.begin(), topic.end());
+    append_string(body, topic);
     body.push_back(0);  // allow_auto_topic_creation
     return c.send(request_frame(3, 4, correlation_id, body));
 }
@@ -69,11 +67,11 @@ bool send_metadata_request(RawConnection& c, const std::string& topic, std::int3
 bool send_create_partitions_request(RawConnection& c, const std::string& topic, std::int32_t count,
                                     std::int32_t correlation_id) {
     std::vector<std::uint8_t> body = be32(1);
-    body.push_back(static_cast<std::uint8_t>(topic.size() >> 8));
-    body.push_back(static_cast<std::uint8_t>(topic.size() & 0xff));
-    body.insert(body.end(), topic.begin(), topic.end());
-    for (auto part : {be32(count), be32(-1), be32(30000)}) body.insert(body.end(), part.begin(), part.end());
-    body.push_back(0);  // validate_only
+    append_string(body, topic);
+    append_be32(body, count);
+    append_be32(body, -1);     // assignments: null
+    append_be32(body, 30000);  // timeout_ms
+    body.push_back(0);         // validate_only
     return c.send(request_frame(37, 0, correlation_id, body));
 }
 
@@ -92,18 +90,12 @@ std::optional<std::int16_t> read_create_partitions_answer(RawConnection& c) {
 bool send_incremental_alter_request(RawConnection& c, const std::string& topic, const std::string& key,
                                     const std::string& value, std::int32_t correlation_id) {
     std::vector<std::uint8_t> body = be32(1);
-    auto string = [&](const std::string& v) {
-        body.push_back(static_cast<std::uint8_t>(v.size() >> 8));
-        body.push_back(static_cast<std::uint8_t>(v.size() & 0xff));
-        body.insert(body.end(), v.begin(), v.end());
-    };
     body.push_back(2);  // TOPIC
-    string(topic);
-    auto one = be32(1);
-    body.insert(body.end(), one.begin(), one.end());
-    string(key);
+    append_string(body, topic);
+    append_be32(body, 1);
+    append_string(body, key);
     body.push_back(0);  // SET
-    string(value);
+    append_string(body, value);
     body.push_back(0);  // validate_only
     return c.send(request_frame(44, 0, correlation_id, body));
 }

@@ -58,13 +58,6 @@ void expect_served(const BrokerProcess& broker, const std::string& topic) {
     EXPECT_EQ(got.size(), 10u);
 }
 
-void append_be16(Bytes& b, std::int16_t v) {
-    b.push_back(static_cast<std::uint8_t>(v >> 8));
-    b.push_back(static_cast<std::uint8_t>(v));
-}
-void append_be32(Bytes& b, std::int32_t v) {
-    for (int s = 24; s >= 0; s -= 8) b.push_back(static_cast<std::uint8_t>(v >> s));
-}
 void append_be64(Bytes& b, std::int64_t v) {
     for (int s = 56; s >= 0; s -= 8) b.push_back(static_cast<std::uint8_t>(v >> s));
 }
@@ -78,8 +71,7 @@ Bytes fetch_v4(const std::string& topic, std::int32_t max_bytes) {
     append_be32(b, max_bytes);  // max_bytes
     b.push_back(0);             // isolation_level
     append_be32(b, 1);
-    append_be16(b, static_cast<std::int16_t>(topic.size()));
-    b.insert(b.end(), topic.begin(), topic.end());
+    append_string(b, topic);
     append_be32(b, 1);
     append_be32(b, 0);  // partition
     append_be64(b, 0);  // fetch_offset

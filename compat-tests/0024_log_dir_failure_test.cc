@@ -136,8 +136,8 @@ TEST(LogDirFailure, AFailedDirGoesOfflineTheOtherServesAndLosingBothStopsTheBrok
 // FindCoordinator v0 for group `key`: the answer's error code.
 std::int16_t find_coordinator_error(const BrokerProcess& broker, const std::string& key) {
     RawConnection c(broker.port());
-    std::vector<std::uint8_t> body{static_cast<std::uint8_t>(key.size() >> 8), static_cast<std::uint8_t>(key.size())};
-    body.insert(body.end(), key.begin(), key.end());
+    std::vector<std::uint8_t> body;
+    append_string(body, key);
     EXPECT_TRUE(c.send(request_frame(10, 0, 7, body)));
     std::vector<std::uint8_t> frame;
     EXPECT_EQ(c.read_frame(frame, 10s), RawConnection::ReadStatus::frame);

@@ -117,6 +117,17 @@ std::vector<std::uint8_t> be32(std::int32_t v) {
             static_cast<std::uint8_t>(u)};
 }
 
+void append_be32(std::vector<std::uint8_t>& out, std::int32_t v) {
+    const auto bytes = be32(v);
+    out.insert(out.end(), bytes.begin(), bytes.end());
+}
+
+void append_string(std::vector<std::uint8_t>& out, std::string_view s) {
+    out.push_back(static_cast<std::uint8_t>(s.size() >> 8));
+    out.push_back(static_cast<std::uint8_t>(s.size() & 0xff));
+    out.insert(out.end(), s.begin(), s.end());
+}
+
 std::int32_t read_be32(std::span<const std::uint8_t> b, std::size_t at) {
     return static_cast<std::int32_t>(std::uint32_t{b[at]} << 24 | std::uint32_t{b[at + 1]} << 16 |
                                      std::uint32_t{b[at + 2]} << 8 | std::uint32_t{b[at + 3]});

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace weir::compat {
@@ -49,6 +50,9 @@ std::vector<std::uint8_t> request_frame_flexible(std::int16_t api_key, std::int1
                                                  std::int32_t correlation_id, std::span<const std::uint8_t> body,
                                                  const std::string& client_id = "raw");
 std::vector<std::uint8_t> be32(std::int32_t v);
+// Append to a request body: INT32, and STRING (int16 length, then bytes).
+void append_be32(std::vector<std::uint8_t>& out, std::int32_t v);
+void append_string(std::vector<std::uint8_t>& out, std::string_view s);
 std::int32_t read_be32(std::span<const std::uint8_t> b, std::size_t at);
 std::int16_t read_be16(std::span<const std::uint8_t> b, std::size_t at);
 
