@@ -7,14 +7,13 @@
 
 #include "protocol/records/compression.h"
 #include "protocol/records/record_batch.h"
+#include "protocol/test/record_test_inputs.h"
 #include "protocol/wire/writer.h"
 
 namespace weir::records {
 namespace {
 
 using wire::DecodeError;
-
-Bytes b(std::string_view s) { return Bytes(s.begin(), s.end()); }
 
 // Made with Debian's python3-kafka 2.0.2 (kafka/record/default_records.py):
 //   b = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=0,

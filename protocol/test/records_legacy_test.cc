@@ -8,39 +8,20 @@
 
 #include "protocol/records/compression.h"
 #include "protocol/records/legacy_message_set.h"
+#include "protocol/test/record_test_inputs.h"
 
 namespace weir::records {
 namespace {
 
 using wire::DecodeError;
 
-Bytes b(std::string_view s) { return Bytes(s.begin(), s.end()); }
-
-// All four made with Debian's python3-kafka 2.0.2 (kafka/record/legacy_records.py):
-//   lb = LegacyRecordBatchBuilder(magic=M, compression_type=C, batch_size=1<<20)
-// v0, none: lb.append(0, None, b'k0', b'v0'); lb.append(1, None, None, b'v1')
-const Bytes kPyV0None = {
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x86, 0x97, 0x72,
-    0x4c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x6b, 0x30, 0x00, 0x00, 0x00, 0x02, 0x76, 0x30,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x4c, 0x9f, 0x5b,
-    0xc2, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x02, 0x76, 0x31,
-};
+// kPyV0None and kPyV1Gzip (record_test_inputs.h) and these two, made the same way:
 // v1, none: lb.append(0, 1700000000000, b'k0', b'v0'); lb.append(1, 1700000000001, b'k1', None)
 const Bytes kPyV1None = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x74, 0xaa, 0x51, 0x40, 0x01, 0x00, 0x00,
     0x00, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x00, 0x00, 0x00, 0x00, 0x02, 0x6b, 0x30, 0x00, 0x00, 0x00, 0x02, 0x76, 0x30,
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x18, 0x2b, 0xc7, 0x1d, 0xf3, 0x01, 0x00, 0x00,
     0x00, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x01, 0x00, 0x00, 0x00, 0x02, 0x6b, 0x31, 0xff, 0xff, 0xff, 0xff,
-};
-// v1, gzip: for i in range(3): lb.append(i, 1700000000000+i, None, b'msg-%d' % i)
-// (kafka-python leaves the wrapper offset 0; Java puts the last relative offset there.)
-const Bytes kPyV1Gzip = {
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x65, 0x4c, 0xe8, 0x7a, 0xd2, 0x01, 0x01, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x4f, 0x1f, 0x8b, 0x08, 0x00,
-    0x08, 0xdd, 0x0f, 0x6b, 0x02, 0xff, 0x63, 0x60, 0x80, 0x03, 0x69, 0xdd, 0x49, 0x81, 0x9e, 0x8c, 0x40, 0x06, 0x63,
-    0xf7, 0xf9, 0xa7, 0x19, 0x0c, 0xff, 0x81, 0x00, 0xc8, 0x61, 0xcd, 0x2d, 0x4e, 0xd7, 0x35, 0x80, 0x2a, 0x01, 0xc9,
-    0x4a, 0x1f, 0x9f, 0xd5, 0xb0, 0x12, 0xae, 0x8c, 0x11, 0x59, 0x99, 0x21, 0x54, 0x19, 0x13, 0x48, 0x99, 0xd2, 0xa7,
-    0x2f, 0x27, 0xe0, 0xca, 0x98, 0x90, 0x95, 0x19, 0x01, 0x00, 0x1b, 0x6e, 0x4d, 0x12, 0x75, 0x00, 0x00, 0x00,
 };
 // v0, gzip: for i in range(3): lb.append(i, None, b'k%d' % i, b'msg-%d' % i)
 const Bytes kPyV0Gzip = {
@@ -116,12 +97,12 @@ std::vector<LegacyMessage> sample(std::int8_t magic) {
             msg(105, 1700000000200, b("c"), std::nullopt, magic), msg(106, 1700000000150, b(""), b(""), magic)};
 }
 
-struct LegacyCase {
+struct MagicAndCodec {
     std::int8_t magic;
     Compression codec;
 };
 
-class LegacyCodecTest : public ::testing::TestWithParam<LegacyCase> {};
+class LegacyCodecTest : public ::testing::TestWithParam<MagicAndCodec> {};
 
 TEST_P(LegacyCodecTest, RoundTrip) {
     auto [magic, codec] = GetParam();
@@ -146,10 +127,10 @@ TEST_P(LegacyCodecTest, RoundTrip) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, LegacyCodecTest,
-                         ::testing::Values(LegacyCase{0, Compression::none}, LegacyCase{0, Compression::gzip},
-                                           LegacyCase{0, Compression::snappy}, LegacyCase{0, Compression::lz4},
-                                           LegacyCase{1, Compression::none}, LegacyCase{1, Compression::gzip},
-                                           LegacyCase{1, Compression::snappy}, LegacyCase{1, Compression::lz4}),
+                         ::testing::Values(MagicAndCodec{0, Compression::none}, MagicAndCodec{0, Compression::gzip},
+                                           MagicAndCodec{0, Compression::snappy}, MagicAndCodec{0, Compression::lz4},
+                                           MagicAndCodec{1, Compression::none}, MagicAndCodec{1, Compression::gzip},
+                                           MagicAndCodec{1, Compression::snappy}, MagicAndCodec{1, Compression::lz4}),
                          [](const auto& p) {
                              return "v" + std::to_string(p.param.magic) + "_" + compression_name(p.param.codec);
                          });
@@ -221,7 +202,7 @@ TEST(LegacyMessageSet, EveryTruncation) {
 }
 
 // Recomputes the CRC of a hand-edited single-message set.
-void reseal(Bytes& set) {
+void reseal_message(Bytes& set) {
     auto body = ByteSpan(set).subspan(16);
     auto crc = static_cast<std::uint32_t>(::crc32(::crc32(0L, Z_NULL, 0), body.data(), static_cast<uInt>(body.size())));
     for (int i = 0; i < 4; ++i) set[12 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(crc >> (24 - 8 * i));
@@ -244,7 +225,7 @@ TEST(LegacyMessageSet, StructuralErrors) {
     Bytes over;
     append_legacy_message(over, msg(0, 0, b("key"), b("value"), 0));
     over[21] = 0x20;  // key length 32 > what is left
-    reseal(over);
+    reseal_message(over);
     EXPECT_THROW(parse_message_set(over), DecodeError);
 }
 

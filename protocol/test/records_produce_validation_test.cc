@@ -6,13 +6,12 @@
 #include <string_view>
 
 #include "protocol/records/record_batch.h"
+#include "protocol/test/record_test_inputs.h"
 
 namespace weir::records {
 namespace {
 
 using wire::DecodeError;
-
-Bytes b(std::string_view s) { return Bytes(s.begin(), s.end()); }
 
 // Sarama 1.22.1 (Debian's golang-github-shopify-sarama-dev), Config.Version
 // V2_0_0_0, three messages key-i / sarama-value-i with Timestamp
@@ -188,7 +187,7 @@ TEST(ProducedBatches, SetMaxTimestampWritesOnlyOnChange) {
 }
 
 // Re-seals a hand-edited batch's CRC.
-void reseal(Bytes& batch) {
+void reseal_batch(Bytes& batch) {
     std::uint32_t crc = crc32c(ByteSpan(batch).subspan(kAttributesOffset));
     for (int i = 0; i < 4; ++i)
         batch[kCrcOffset + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(crc >> (24 - 8 * i));
@@ -197,7 +196,7 @@ void reseal(Bytes& batch) {
 void put32(Bytes& batch, std::size_t at, std::int32_t v) {
     auto u = static_cast<std::uint32_t>(v);
     for (int i = 0; i < 4; ++i) batch[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(u >> (24 - 8 * i));
-    reseal(batch);
+    reseal_batch(batch);
 }
 
 TEST(ProducedBatches, OffsetRangeMustMatchRecordCount) {

@@ -23,7 +23,7 @@ CommandLine parse(std::vector<std::string> args) {
     return parse_command_line(static_cast<int>(args.size()), argv.data());
 }
 
-std::string error_of(std::vector<std::string> args) {
+std::string command_error(std::vector<std::string> args) {
     try {
         parse(std::move(args));
     } catch (const ConfigError& e) {
@@ -64,13 +64,13 @@ TEST(CommandLineTest, HelpAndVersion) {
 }
 
 TEST(CommandLineTest, UsageErrors) {
-    EXPECT_THAT(error_of({}), HasSubstr("missing command"));
-    EXPECT_THAT(error_of({"--bogus"}), HasSubstr("bogus"));
-    EXPECT_THAT(error_of({"serve", "a.properties", "b.properties"}), HasSubstr("weir serve"));
-    EXPECT_THAT(error_of({"serve", "--override", "novalue"}), HasSubstr("key=value"));
-    EXPECT_THAT(error_of({"serve", "--override", "=v"}), HasSubstr("key=value"));
-    EXPECT_THAT(error_of({"serve", "--override"}), HasSubstr("weir serve"));
-    EXPECT_THAT(error_of({"serve", "--frobnicate"}), HasSubstr("frobnicate"));
+    EXPECT_THAT(command_error({}), HasSubstr("missing command"));
+    EXPECT_THAT(command_error({"--bogus"}), HasSubstr("bogus"));
+    EXPECT_THAT(command_error({"serve", "a.properties", "b.properties"}), HasSubstr("weir serve"));
+    EXPECT_THAT(command_error({"serve", "--override", "novalue"}), HasSubstr("key=value"));
+    EXPECT_THAT(command_error({"serve", "--override", "=v"}), HasSubstr("key=value"));
+    EXPECT_THAT(command_error({"serve", "--override"}), HasSubstr("weir serve"));
+    EXPECT_THAT(command_error({"serve", "--frobnicate"}), HasSubstr("frobnicate"));
 }
 
 TEST(CommandLineTest, OtherSubcommandsKeepTheirArguments) {

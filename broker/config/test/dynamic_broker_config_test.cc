@@ -6,6 +6,7 @@
 #include "broker/config/broker_config.h"
 #include "broker/config/config_keys.h"
 #include "broker/config/describe_configs.h"
+#include "broker/config/test/config_test_util.h"
 #include "broker/config/topic_config.h"
 
 namespace weir::config {
@@ -13,22 +14,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-BrokerConfig broker(const ConfigMap& props) {
-    std::vector<std::string> warnings;
-    return build_broker_config(props, warnings);
-}
-
 std::optional<std::string> validate(const BrokerConfig& config, const ConfigMap& proposed, bool per_broker = true,
                                     const DynamicBrokerConfigs& stored = {}) {
     return validate_dynamic_broker_configs(config, stored, proposed, per_broker);
-}
-
-const ConfigEntry& entry(const std::vector<ConfigEntry>& entries, std::string_view name) {
-    for (const auto& e : entries)
-        if (e.name == name) return e;
-    ADD_FAILURE() << "no entry " << name;
-    static const ConfigEntry none;
-    return none;
 }
 
 // Kafka's DynamicLogConfig.ReconfigurableConfigs: the first broker synonym of

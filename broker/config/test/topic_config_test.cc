@@ -4,24 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "broker/config/describe_configs.h"
+#include "broker/config/test/config_test_util.h"
 
 namespace weir::config {
 namespace {
 
 using ::testing::HasSubstr;
-
-BrokerConfig broker(const ConfigMap& props) {
-    std::vector<std::string> warnings;
-    return build_broker_config(props, warnings);
-}
-
-const ConfigEntry& entry(const std::vector<ConfigEntry>& entries, std::string_view name) {
-    for (const auto& e : entries)
-        if (e.name == name) return e;
-    ADD_FAILURE() << "no entry " << name;
-    static const ConfigEntry none;
-    return none;
-}
 
 TEST(TopicConfigTest, KafkaDefaultsWithoutOverrides) {
     TopicConfig t = resolve_topic_config(broker({}), {});

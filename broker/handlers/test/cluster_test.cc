@@ -5,12 +5,12 @@
 namespace weir::handlers::test {
 namespace {
 
-using Request = msg::DescribeClusterRequest;
+using DescribeClusterReq = msg::DescribeClusterRequest;
 
 class DescribeClusterHandlerTest : public HandlerTest {};
 
 TEST_F(DescribeClusterHandlerTest, DescribesBrokersOnTheRequestListener) {
-    auto r = call(Request{}, 0);
+    auto r = call(DescribeClusterReq{}, 0);
     EXPECT_EQ(r.error_code, 0);
     EXPECT_EQ(r.error_message, std::nullopt);
     EXPECT_EQ(r.cluster_id, store_->cluster_id());
@@ -22,28 +22,28 @@ TEST_F(DescribeClusterHandlerTest, DescribesBrokersOnTheRequestListener) {
     EXPECT_EQ(r.brokers[0].port, 19092);
     EXPECT_EQ(r.brokers[0].rack, "rack-a");
 
-    auto internal = call(Request{}, 1, "INTERNAL");
+    auto internal = call(DescribeClusterReq{}, 1, "INTERNAL");
     ASSERT_EQ(internal.brokers.size(), 1u);
     EXPECT_EQ(internal.brokers[0].host, "internal.example");
     EXPECT_EQ(internal.endpoint_type, 1);
 }
 
 TEST_F(DescribeClusterHandlerTest, AuthorizedOperationsOnRequest) {
-    Request r;
+    DescribeClusterReq r;
     r.include_cluster_authorized_operations = true;
     EXPECT_EQ(call(r, 0).cluster_authorized_operations, 8096);
     EXPECT_EQ(call(r, 1).cluster_authorized_operations, 8096);
 }
 
 TEST_F(DescribeClusterHandlerTest, EndpointTypes) {
-    Request controller;
+    DescribeClusterReq controller;
     controller.endpoint_type = 2;
     auto mismatched = call(controller, 1);
     EXPECT_EQ(mismatched.error_code, to_int(ErrorCode::mismatched_endpoint_type));
     EXPECT_TRUE(mismatched.brokers.empty());
     EXPECT_EQ(mismatched.cluster_id, "");
     EXPECT_EQ(mismatched.controller_id, -1);
-    Request unknown;
+    DescribeClusterReq unknown;
     unknown.endpoint_type = 5;
     auto unsupported = call(unknown, 1);
     EXPECT_EQ(unsupported.error_code, to_int(ErrorCode::unsupported_endpoint_type));

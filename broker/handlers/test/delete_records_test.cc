@@ -3,10 +3,11 @@
 namespace weir::handlers::test {
 namespace {
 
-using Request = msg::DeleteRecordsRequest;
+using DeleteRecordsReq = msg::DeleteRecordsRequest;
 
-Request delete_before(const std::string& topic, std::vector<std::pair<std::int32_t, std::int64_t>> partitions) {
-    Request r;
+DeleteRecordsReq delete_before(const std::string& topic,
+                               std::vector<std::pair<std::int32_t, std::int64_t>> partitions) {
+    DeleteRecordsReq r;
     r.timeout_ms = 30000;
     auto& t = r.topics.emplace_back();
     t.name = topic;

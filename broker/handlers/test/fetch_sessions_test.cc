@@ -241,7 +241,7 @@ TEST(FetchSessionTest, PartitionsWithRecordsMoveToTheEnd) {
 
 // ---- Through the Fetch handler.
 
-using Request = msg::FetchRequest;
+using FetchReq = msg::FetchRequest;
 using Response = msg::FetchResponse;
 
 class FetchSessionHandlerTest : public HandlerTest {
@@ -254,9 +254,9 @@ protected:
     wire::Uuid topic_id(const std::string& name) { return store_->topic(name)->id; }
 
     // A fetch of `partitions` (partition, fetch offset) of topic t.
-    Request request(std::int16_t version, std::int32_t session_id, std::int32_t epoch,
-                    std::vector<std::pair<std::int32_t, std::int64_t>> partitions, std::int32_t max_wait_ms = 0) {
-        Request r;
+    FetchReq request(std::int16_t version, std::int32_t session_id, std::int32_t epoch,
+                     std::vector<std::pair<std::int32_t, std::int64_t>> partitions, std::int32_t max_wait_ms = 0) {
+        FetchReq r;
         r.replica_id = -1;
         r.max_wait_ms = max_wait_ms;
         r.min_bytes = 1;
@@ -277,7 +277,7 @@ protected:
         return r;
     }
 
-    void forget(Request& r, std::int16_t version, std::vector<std::int32_t> partitions) {
+    void forget(FetchReq& r, std::int16_t version, std::vector<std::int32_t> partitions) {
         auto& f = r.forgotten_topics_data.emplace_back();
         if (version >= 13)
             f.topic_id = topic_id("t");
@@ -438,7 +438,7 @@ TEST_F(FetchSessionHandlerTest, EpochMovedDuringLongPollIsRejected) {
     boost::asio::steady_timer timer(io_, 50ms);
     timer.async_wait([&](boost::system::error_code) {
         protocol::RequestHeader header;
-        header.api_key = Request::api_key;
+        header.api_key = FetchReq::api_key;
         header.api_version = 12;
         boost::asio::co_spawn(
             io_,

@@ -3,12 +3,12 @@
 namespace weir::handlers::test {
 namespace {
 
-using Request = msg::ListOffsetsRequest;
+using ListOffsetsReq = msg::ListOffsetsRequest;
 using PartitionAnswer = msg::ListOffsetsResponse::ListOffsetsPartitionResponse;
 
-Request request_for(const std::string& topic, std::vector<std::pair<std::int32_t, std::int64_t>> partitions,
-                    std::int32_t max_num_offsets = 1) {
-    Request r;
+ListOffsetsReq request_for(const std::string& topic, std::vector<std::pair<std::int32_t, std::int64_t>> partitions,
+                           std::int32_t max_num_offsets = 1) {
+    ListOffsetsReq r;
     r.replica_id = -1;
     auto& t = r.topics.emplace_back();
     t.name = topic;

@@ -5,11 +5,11 @@
 namespace weir::handlers::test {
 namespace {
 
-using Request = msg::MetadataRequest;
-using TopicRequest = Request::MetadataRequestTopic;
+using MetadataReq = msg::MetadataRequest;
+using TopicRequest = MetadataReq::MetadataRequestTopic;
 
-Request for_topics(std::vector<std::string> names) {
-    Request r;
+MetadataReq for_topics(std::vector<std::string> names) {
+    MetadataReq r;
     r.topics.emplace();
     for (auto& n : names) {
         TopicRequest t;
@@ -19,8 +19,8 @@ Request for_topics(std::vector<std::string> names) {
     return r;
 }
 
-Request all_topics() {
-    Request r;
+MetadataReq all_topics() {
+    MetadataReq r;
     r.topics.reset();
     return r;
 }
@@ -179,7 +179,7 @@ TEST_F(MetadataHandlerTest, TopicsByIdFromV12) {
     Uuid unknown{};
     unknown.bytes[15] = 42;
 
-    Request r;
+    MetadataReq r;
     r.topics.emplace();
     r.topics->push_back({id, std::nullopt, {}});
     r.topics->push_back({unknown, std::nullopt, {}});
@@ -194,7 +194,7 @@ TEST_F(MetadataHandlerTest, TopicsByIdFromV12) {
     EXPECT_EQ(v12.topics[1].partitions.size(), 1u);
 
     // v10 and v11 carry the field but Kafka refuses ids there.
-    Request named;
+    MetadataReq named;
     named.topics.emplace();
     named.topics->push_back({id, std::string("by-id"), {}});
     auto v10 = call(named, 10);

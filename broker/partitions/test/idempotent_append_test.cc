@@ -18,7 +18,7 @@ namespace {
 
 using test::single_node_leader;
 
-constexpr std::int32_t kLocal = 1;
+using test::kLocal;
 constexpr std::int64_t kPid = 1000;
 
 wire::Bytes idempotent_batch(std::int32_t first_seq, int count, std::int16_t epoch = 0) {

@@ -3,6 +3,7 @@
 // partitions themselves: a ReplicaManager over log dirs, wired to its storage
 // as broker/server/broker.cc does, so those tests never touch storage.
 #include <boost/asio/any_io_executor.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -11,6 +12,9 @@
 #include "broker/storage/log_manager.h"
 
 namespace weir::partitions::test {
+
+// The broker the tests' replicas live on.
+inline constexpr std::int32_t kLocal = 1;
 
 class LocalReplicas {
 public:

@@ -22,7 +22,7 @@ using test::run_until;
 using test::single_node_leader;
 using test::spawn;
 
-constexpr std::int32_t kLocal = 1;
+using test::kLocal;
 constexpr std::int32_t kFollowerA = 2;
 constexpr std::int32_t kFollowerB = 3;
 constexpr auto kFar = std::chrono::seconds(60);

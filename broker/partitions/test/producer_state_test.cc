@@ -11,11 +11,11 @@
 namespace weir::partitions {
 namespace {
 
-constexpr std::int64_t kPid = 42;
+constexpr std::int64_t kProducer = 42;
 constexpr std::int32_t kMaxSeq = std::numeric_limits<std::int32_t>::max();
 
 records::BatchHeader batch(std::int16_t epoch, std::int32_t first_seq, std::int32_t count, std::int64_t offset,
-                           std::int64_t pid = kPid) {
+                           std::int64_t pid = kProducer) {
     records::BatchHeader h;
     h.base_offset = offset;
     h.last_offset_delta = count - 1;
@@ -46,8 +46,8 @@ struct ProducerStateTest : ::testing::Test {
 
 TEST_F(ProducerStateTest, AnUnknownProducerMayStartAtAnySequence) {
     EXPECT_EQ(append(0, 17, 3).error, ErrorCode::none);
-    ASSERT_NE(state.find(kPid), nullptr);
-    EXPECT_EQ(state.find(kPid)->last_sequence(), 19);
+    ASSERT_NE(state.find(kProducer), nullptr);
+    EXPECT_EQ(state.find(kProducer)->last_sequence(), 19);
     EXPECT_EQ(append(0, 20).error, ErrorCode::none);
 }
 
@@ -84,8 +84,8 @@ TEST_F(ProducerStateTest, ANewEpochStartsAtSequenceZero) {
     ASSERT_EQ(append(0, 0, 3).error, ErrorCode::none);
     EXPECT_EQ(append(1, 3).error, ErrorCode::out_of_order_sequence_number);
     ASSERT_EQ(append(1, 0).error, ErrorCode::none);
-    EXPECT_EQ(state.find(kPid)->epoch, 1);
-    EXPECT_EQ(state.find(kPid)->batches.size(), 1u);  // the old epoch's batches are gone
+    EXPECT_EQ(state.find(kProducer)->epoch, 1);
+    EXPECT_EQ(state.find(kProducer)->batches.size(), 1u);  // the old epoch's batches are gone
     // A retry of the old epoch's batch is no duplicate any more: fenced.
     EXPECT_EQ(append(0, 0, 3).error, ErrorCode::invalid_producer_epoch);
 }
@@ -94,14 +94,14 @@ TEST_F(ProducerStateTest, SequencesWrapAroundAtIntMax) {
     EXPECT_EQ(increment_sequence(kMaxSeq - 1, 3), 1);
     EXPECT_EQ(decrement_sequence(1, 3), kMaxSeq - 1);
     ASSERT_EQ(append(0, kMaxSeq - 2, 3).error, ErrorCode::none);
-    EXPECT_EQ(state.find(kPid)->last_sequence(), kMaxSeq);
+    EXPECT_EQ(state.find(kProducer)->last_sequence(), kMaxSeq);
     ASSERT_EQ(append(0, 0, 2).error, ErrorCode::none);
     // A batch across the wrap.
     ASSERT_EQ(append(0, 2, 1).error, ErrorCode::none);
     ProducerStateManager other{TopicPartition{"t", 1}};
     std::vector<records::BatchHeader> across{batch(0, kMaxSeq - 1, 4, 0)};
     other.commit(other.prepare(across, AppendOrigin::client));
-    EXPECT_EQ(other.find(kPid)->last_sequence(), 1);
+    EXPECT_EQ(other.find(kProducer)->last_sequence(), 1);
     std::vector<records::BatchHeader> next{batch(0, 2, 1, 4)};
     EXPECT_EQ(other.prepare(next, AppendOrigin::client).error, ErrorCode::none);
 }
@@ -110,7 +110,7 @@ TEST_F(ProducerStateTest, ReplicationChecksNoSequencesAndTakesOlderEpochs) {
     ASSERT_EQ(append(2, 0).error, ErrorCode::none);
     EXPECT_EQ(append(2, 7, 1, AppendOrigin::replication).error, ErrorCode::none);
     EXPECT_EQ(append(1, 9, 1, AppendOrigin::replication).error, ErrorCode::none);
-    EXPECT_EQ(state.find(kPid)->epoch, 1);
+    EXPECT_EQ(state.find(kProducer)->epoch, 1);
 }
 
 TEST_F(ProducerStateTest, SeveralBatchesOfOneAppendFollowEachOther) {
@@ -118,7 +118,7 @@ TEST_F(ProducerStateTest, SeveralBatchesOfOneAppendFollowEachOther) {
     auto r = state.prepare(headers, AppendOrigin::client);
     ASSERT_EQ(r.error, ErrorCode::none);
     state.commit(r);
-    EXPECT_EQ(state.find(kPid)->batches.size(), 2u);
+    EXPECT_EQ(state.find(kProducer)->batches.size(), 2u);
     EXPECT_EQ(state.find(7)->last_sequence(), 4);
     std::vector<records::BatchHeader> gap{batch(0, 4, 1, 5), batch(0, 6, 1, 6)};
     EXPECT_EQ(state.prepare(gap, AppendOrigin::client).error, ErrorCode::out_of_order_sequence_number);

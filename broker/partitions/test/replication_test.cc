@@ -20,7 +20,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::int32_t kLocal = 1;
+using test::kLocal;
 constexpr std::int32_t kA = 2;
 constexpr std::int32_t kB = 3;
 const std::vector<std::int32_t> kAssigned{kLocal, kA, kB};

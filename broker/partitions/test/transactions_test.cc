@@ -24,9 +24,9 @@ namespace {
 
 using test::single_node_leader;
 
-constexpr std::int32_t kLocal = 1;
+using test::kLocal;
 constexpr std::int32_t kOther = 2;
-constexpr std::int64_t kPid = 1000;
+constexpr std::int64_t kTxnPid = 1000;
 constexpr std::int64_t kPid2 = 2000;
 
 // Markers carry the wall clock; data far older would roll a segment by time.
@@ -98,18 +98,18 @@ struct TxnStateTest : ::testing::Test {
 };
 
 TEST_F(TxnStateTest, ATransactionalBatchOpensATransactionAndAMarkerEndsIt) {
-    ASSERT_EQ(data(kPid, 0, 5, 2, true, 0).error, ErrorCode::none);
-    ASSERT_EQ(data(kPid, 0, 7, 1, true, 2).error, ErrorCode::none);
-    EXPECT_EQ(state.find(kPid)->current_txn_first_offset, 5);
+    ASSERT_EQ(data(kTxnPid, 0, 5, 2, true, 0).error, ErrorCode::none);
+    ASSERT_EQ(data(kTxnPid, 0, 7, 1, true, 2).error, ErrorCode::none);
+    EXPECT_EQ(state.find(kTxnPid)->current_txn_first_offset, 5);
     EXPECT_EQ(state.first_unstable_offset(), 5);
     EXPECT_EQ(state.first_undecided_offset(), 5);
 
-    auto [error, completed] = end(marker(kPid, 0, 8, false, 3));
+    auto [error, completed] = end(marker(kTxnPid, 0, 8, false, 3));
     ASSERT_EQ(error, ErrorCode::none);
     ASSERT_EQ(completed.size(), 1u);
-    EXPECT_EQ(completed[0], (CompletedTxn{kPid, 5, 8, true, 9}));
-    EXPECT_EQ(state.find(kPid)->current_txn_first_offset, -1);
-    EXPECT_EQ(state.find(kPid)->coordinator_epoch, 3);
+    EXPECT_EQ(completed[0], (CompletedTxn{kTxnPid, 5, 8, true, 9}));
+    EXPECT_EQ(state.find(kTxnPid)->current_txn_first_offset, -1);
+    EXPECT_EQ(state.find(kTxnPid)->coordinator_epoch, 3);
     // Decided, but unstable until the high watermark passes the marker.
     EXPECT_FALSE(state.first_undecided_offset());
     EXPECT_EQ(state.first_unstable_offset(), 5);
@@ -120,16 +120,16 @@ TEST_F(TxnStateTest, ATransactionalBatchOpensATransactionAndAMarkerEndsIt) {
 }
 
 TEST_F(TxnStateTest, AMarkerWithoutDataHereCompletesNothing) {
-    auto [error, completed] = end(marker(kPid, 0, 0, true));
+    auto [error, completed] = end(marker(kTxnPid, 0, 0, true));
     EXPECT_EQ(error, ErrorCode::none);
     EXPECT_TRUE(completed.empty());
     EXPECT_FALSE(state.first_unstable_offset());
 }
 
 TEST_F(TxnStateTest, TheLastStableOffsetOfACompletedTransactionIsTheNextOpenOneOfAnotherProducer) {
-    ASSERT_EQ(data(kPid, 0, 0, 1, true, 0).error, ErrorCode::none);
+    ASSERT_EQ(data(kTxnPid, 0, 0, 1, true, 0).error, ErrorCode::none);
     ASSERT_EQ(data(kPid2, 0, 1, 1, true, 0).error, ErrorCode::none);
-    auto [error, completed] = end(marker(kPid, 0, 2, false));
+    auto [error, completed] = end(marker(kTxnPid, 0, 2, false));
     ASSERT_EQ(error, ErrorCode::none);
     ASSERT_EQ(completed.size(), 1u);
     EXPECT_EQ(completed[0].last_stable_offset, 1);
@@ -138,46 +138,46 @@ TEST_F(TxnStateTest, TheLastStableOffsetOfACompletedTransactionIsTheNextOpenOneO
 }
 
 TEST_F(TxnStateTest, AnOlderProducerEpochOnAMarkerIsInvalidProducerEpoch) {
-    ASSERT_EQ(data(kPid, 1, 0, 1, true, 0).error, ErrorCode::none);
-    EXPECT_EQ(end(marker(kPid, 0, 1, true)).first, ErrorCode::invalid_producer_epoch);
-    EXPECT_EQ(state.find(kPid)->current_txn_first_offset, 0);
+    ASSERT_EQ(data(kTxnPid, 1, 0, 1, true, 0).error, ErrorCode::none);
+    EXPECT_EQ(end(marker(kTxnPid, 0, 1, true)).first, ErrorCode::invalid_producer_epoch);
+    EXPECT_EQ(state.find(kTxnPid)->current_txn_first_offset, 0);
     // Replication takes it (the leader did).
-    EXPECT_EQ(end(marker(kPid, 0, 1, true), AppendOrigin::replication).first, ErrorCode::none);
+    EXPECT_EQ(end(marker(kTxnPid, 0, 1, true), AppendOrigin::replication).first, ErrorCode::none);
 }
 
 TEST_F(TxnStateTest, ANewerProducerEpochOnAMarkerBumpsTheEntry) {
-    ASSERT_EQ(data(kPid, 0, 0, 2, true, 0).error, ErrorCode::none);
-    auto [error, completed] = end(marker(kPid, 1, 2, false));
+    ASSERT_EQ(data(kTxnPid, 0, 0, 2, true, 0).error, ErrorCode::none);
+    auto [error, completed] = end(marker(kTxnPid, 1, 2, false));
     ASSERT_EQ(error, ErrorCode::none);
     EXPECT_EQ(completed.size(), 1u);
-    EXPECT_EQ(state.find(kPid)->epoch, 1);
-    EXPECT_TRUE(state.find(kPid)->batches.empty());
+    EXPECT_EQ(state.find(kTxnPid)->epoch, 1);
+    EXPECT_TRUE(state.find(kTxnPid)->batches.empty());
 }
 
 TEST_F(TxnStateTest, AnOlderCoordinatorEpochIsFenced) {
-    ASSERT_EQ(data(kPid, 0, 0, 1, true, 0).error, ErrorCode::none);
-    ASSERT_EQ(end(marker(kPid, 0, 1, true, 5)).first, ErrorCode::none);
-    ASSERT_EQ(data(kPid, 0, 2, 1, true, 1).error, ErrorCode::none);
-    EXPECT_EQ(end(marker(kPid, 0, 3, true, 4)).first, ErrorCode::transaction_coordinator_fenced);
-    EXPECT_EQ(state.find(kPid)->current_txn_first_offset, 2);
-    EXPECT_EQ(end(marker(kPid, 0, 3, true, 5)).first, ErrorCode::none);
+    ASSERT_EQ(data(kTxnPid, 0, 0, 1, true, 0).error, ErrorCode::none);
+    ASSERT_EQ(end(marker(kTxnPid, 0, 1, true, 5)).first, ErrorCode::none);
+    ASSERT_EQ(data(kTxnPid, 0, 2, 1, true, 1).error, ErrorCode::none);
+    EXPECT_EQ(end(marker(kTxnPid, 0, 3, true, 4)).first, ErrorCode::transaction_coordinator_fenced);
+    EXPECT_EQ(state.find(kTxnPid)->current_txn_first_offset, 2);
+    EXPECT_EQ(end(marker(kTxnPid, 0, 3, true, 5)).first, ErrorCode::none);
 }
 
 TEST_F(TxnStateTest, APlainBatchInsideATransactionIsInvalidTxnState) {
-    ASSERT_EQ(data(kPid, 0, 0, 1, true, 0).error, ErrorCode::none);
-    EXPECT_EQ(data(kPid, 0, 1, 1, false, 1).error, ErrorCode::invalid_txn_state);
+    ASSERT_EQ(data(kTxnPid, 0, 0, 1, true, 0).error, ErrorCode::none);
+    EXPECT_EQ(data(kTxnPid, 0, 1, 1, false, 1).error, ErrorCode::invalid_txn_state);
 }
 
 TEST_F(TxnStateTest, OpenTransactionsSurviveASnapshotAndHoldOffExpiry) {
-    ASSERT_EQ(data(kPid, 0, 4, 1, true, 0).error, ErrorCode::none);
+    ASSERT_EQ(data(kTxnPid, 0, 4, 1, true, 0).error, ErrorCode::none);
     ASSERT_EQ(data(kPid2, 0, 5, 1, false, 0).error, ErrorCode::none);
     auto snapshot = state.to_snapshot();
     ProducerStateManager reloaded{TopicPartition{"t", 0}};
     reloaded.load_snapshot(snapshot);
     EXPECT_EQ(reloaded.first_unstable_offset(), 4);
-    EXPECT_EQ(reloaded.ongoing_transactions().at(4), kPid);
+    EXPECT_EQ(reloaded.ongoing_transactions().at(4), kTxnPid);
     reloaded.remove_expired(1'000'000, 1);
-    EXPECT_NE(reloaded.find(kPid), nullptr);
+    EXPECT_NE(reloaded.find(kTxnPid), nullptr);
     EXPECT_EQ(reloaded.find(kPid2), nullptr);
 }
 
@@ -232,11 +232,11 @@ TEST_F(TransactionsTest, TheLastStableOffsetHoldsAtTheFirstOpenTransaction) {
     auto plain = storage::test::make_batch(2, 16, now_ms());
     ASSERT_EQ(p->append(plain).error, ErrorCode::none);
     EXPECT_EQ(p->last_stable_offset(), 2);
-    ASSERT_EQ(append(*p, kPid, 0, 3).base_offset, 2);
+    ASSERT_EQ(append(*p, kTxnPid, 0, 3).base_offset, 2);
     append(*p, kPid2, 0, 1, false);
     EXPECT_EQ(p->high_watermark(), 6);
     EXPECT_EQ(p->last_stable_offset(), 2);
-    auto m = p->append_txn_marker(kPid, 0, 0, true);
+    auto m = p->append_txn_marker(kTxnPid, 0, 0, true);
     ASSERT_EQ(m.error, ErrorCode::none) << m.error_message;
     EXPECT_EQ(m.base_offset, 6);
     EXPECT_EQ(p->last_stable_offset(), 7);
@@ -247,20 +247,20 @@ TEST_F(TransactionsTest, TheProducePathAcceptsTransactionalBatches) {
     auto p = lead();
     ProduceLimits limits;
     limits.produce_version = 9;
-    auto batch = txn_batch(kPid, 0, 2);
+    auto batch = txn_batch(kTxnPid, 0, 2);
     auto r = local->replicas().produce(tp, batch, limits);
     ASSERT_EQ(r.error, ErrorCode::none) << r.error_message;
     EXPECT_EQ(p->last_stable_offset(), 0);
     // A plain batch of the same producer while its transaction is open.
-    auto plain = txn_batch(kPid, 2, 1, 0, false);
+    auto plain = txn_batch(kTxnPid, 2, 1, 0, false);
     EXPECT_EQ(local->replicas().produce(tp, plain, limits).error, ErrorCode::invalid_txn_state);
     EXPECT_EQ(p->log_end_offset(), 2);
 }
 
 TEST_F(TransactionsTest, AMarkerIsAControlBatchWithTheMarkerRecord) {
     auto p = lead();
-    append(*p, kPid, 0, 1);
-    ASSERT_EQ(p->append_txn_marker(kPid, 0, 7, false).error, ErrorCode::none);
+    append(*p, kTxnPid, 0, 1);
+    ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 7, false).error, ErrorCode::none);
     auto read = p->read(1);
     auto batches = records::split_batches(read.records.bytes(), false);
     ASSERT_EQ(batches.size(), 1u);
@@ -268,7 +268,7 @@ TEST_F(TransactionsTest, AMarkerIsAControlBatchWithTheMarkerRecord) {
     EXPECT_TRUE(h.is_control());
     EXPECT_TRUE(h.is_transactional());
     EXPECT_EQ(h.base_sequence, -1);
-    EXPECT_EQ(h.producer_id, kPid);
+    EXPECT_EQ(h.producer_id, kTxnPid);
     EXPECT_EQ(h.record_count, 1);
     EXPECT_TRUE(records::crc_valid(batches[0]));
     auto recs = records::decode_records(batches[0]);
@@ -278,22 +278,22 @@ TEST_F(TransactionsTest, AMarkerIsAControlBatchWithTheMarkerRecord) {
 
 TEST_F(TransactionsTest, MarkerFencingAsKafka) {
     auto p = lead();
-    auto batch = txn_batch(kPid, 0, 1, 2);
+    auto batch = txn_batch(kTxnPid, 0, 1, 2);
     ASSERT_EQ(p->append(batch).error, ErrorCode::none);
-    EXPECT_EQ(p->append_txn_marker(kPid, 1, 0, true).error, ErrorCode::invalid_producer_epoch);
-    ASSERT_EQ(p->append_txn_marker(kPid, 2, 4, true).error, ErrorCode::none);
-    auto again = txn_batch(kPid, 1, 1, 2);
+    EXPECT_EQ(p->append_txn_marker(kTxnPid, 1, 0, true).error, ErrorCode::invalid_producer_epoch);
+    ASSERT_EQ(p->append_txn_marker(kTxnPid, 2, 4, true).error, ErrorCode::none);
+    auto again = txn_batch(kTxnPid, 1, 1, 2);
     ASSERT_EQ(p->append(again).error, ErrorCode::none);
-    EXPECT_EQ(p->append_txn_marker(kPid, 2, 3, false).error, ErrorCode::transaction_coordinator_fenced);
+    EXPECT_EQ(p->append_txn_marker(kTxnPid, 2, 3, false).error, ErrorCode::transaction_coordinator_fenced);
     EXPECT_EQ(p->log_end_offset(), 3);
     EXPECT_EQ(p->last_stable_offset(), 2);
 }
 
 TEST_F(TransactionsTest, AFollowerKeepsTheLsoBelowTheLeadersHighWatermark) {
     auto p = local->replicas().apply(tp, {kOther, 0, {kOther, kLocal}, {kOther, kLocal}});
-    auto data = txn_batch(kPid, 0, 2);
+    auto data = txn_batch(kTxnPid, 0, 2);
     records::set_base_offset(data, 0);
-    auto m = records::build_end_txn_marker_batch(kPid, 0, {records::ControlRecordType::abort, 0}, now_ms());
+    auto m = records::build_end_txn_marker_batch(kTxnPid, 0, {records::ControlRecordType::abort, 0}, now_ms());
     records::set_base_offset(m, 2);
     ASSERT_EQ(p->append_as_follower(data).error, ErrorCode::none);
     ASSERT_EQ(p->append_as_follower(m).error, ErrorCode::none);
@@ -307,9 +307,9 @@ TEST_F(TransactionsTest, AFollowerKeepsTheLsoBelowTheLeadersHighWatermark) {
 
 TEST_F(TransactionsTest, TheLeaderHoldsTheLsoUntilFollowersHaveTheMarker) {
     auto p = local->replicas().apply(tp, {kLocal, 0, {kLocal, kOther}, {kLocal, kOther}});
-    ASSERT_EQ(append(*p, kPid, 0, 2).error, ErrorCode::none);
+    ASSERT_EQ(append(*p, kTxnPid, 0, 2).error, ErrorCode::none);
     ASSERT_TRUE(p->update_follower_position(kOther, 2));
-    ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, true).error, ErrorCode::none);
+    ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 0, true).error, ErrorCode::none);
     EXPECT_EQ(p->high_watermark(), 2);
     EXPECT_EQ(p->last_stable_offset(), 0);
     ASSERT_TRUE(p->update_follower_position(kOther, 3));
@@ -318,18 +318,18 @@ TEST_F(TransactionsTest, TheLeaderHoldsTheLsoUntilFollowersHaveTheMarker) {
 
 TEST_F(TransactionsTest, ReadCommittedStopsAtTheLsoAndReportsAbortedTransactions) {
     auto p = lead();
-    append(*p, kPid, 0, 2);                                                     // 0-1 aborted
-    ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, false).error, ErrorCode::none);  // 2
-    append(*p, kPid2, 0, 1, false);                                             // 3
-    append(*p, kPid, 2, 1);                                                     // 4 open
-    append(*p, kPid2, 1, 1, false);                                             // 5
+    append(*p, kTxnPid, 0, 2);                                                     // 0-1 aborted
+    ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 0, false).error, ErrorCode::none);  // 2
+    append(*p, kPid2, 0, 1, false);                                                // 3
+    append(*p, kTxnPid, 2, 1);                                                     // 4 open
+    append(*p, kPid2, 1, 1, false);                                                // 5
     EXPECT_EQ(p->last_stable_offset(), 4);
 
     auto r = read_committed(*p, 0);
     ASSERT_EQ(r.error, ErrorCode::none);
     EXPECT_EQ(offsets_of(r.records.bytes()), (std::vector<std::int64_t>{0, 1, 2, 3}));
     ASSERT_TRUE(r.aborted_transactions);
-    EXPECT_EQ(*r.aborted_transactions, (std::vector<AbortedTransaction>{{kPid, 0}}));
+    EXPECT_EQ(*r.aborted_transactions, (std::vector<AbortedTransaction>{{kTxnPid, 0}}));
     // Past the aborted range: nothing to report, but a list all the same.
     auto after = read_committed(*p, 3);
     ASSERT_TRUE(after.aborted_transactions);
@@ -340,45 +340,45 @@ TEST_F(TransactionsTest, ReadCommittedStopsAtTheLsoAndReportsAbortedTransactions
     EXPECT_FALSE(uncommitted.aborted_transactions);
     EXPECT_EQ(offsets_of(uncommitted.records.bytes()).size(), 6u);
 
-    ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, false).error, ErrorCode::none);  // 6
+    ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 0, false).error, ErrorCode::none);  // 6
     auto all = read_committed(*p, 0);
     EXPECT_EQ(offsets_of(all.records.bytes()).size(), 7u);
-    EXPECT_EQ(*all.aborted_transactions, (std::vector<AbortedTransaction>{{kPid, 0}, {kPid, 4}}));
+    EXPECT_EQ(*all.aborted_transactions, (std::vector<AbortedTransaction>{{kTxnPid, 0}, {kTxnPid, 4}}));
 }
 
 TEST_F(TransactionsTest, AbortedTransactionsAreFoundAcrossSegments) {
     config.segment_bytes = 300;
     auto p = lead();
-    append(*p, kPid, 0, 2);
+    append(*p, kTxnPid, 0, 2);
     for (int i = 0; i < 4; ++i) append(*p, kPid2, i, 1, false);
-    ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, false).error, ErrorCode::none);
+    ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 0, false).error, ErrorCode::none);
     ASSERT_GT(p->segment_base_offsets().size(), 1u);
     auto r = read_committed(*p, 0);
     ASSERT_TRUE(r.aborted_transactions);
     // The first segment's records overlap the transaction whose marker is in a later one.
-    EXPECT_EQ(*r.aborted_transactions, (std::vector<AbortedTransaction>{{kPid, 0}}));
+    EXPECT_EQ(*r.aborted_transactions, (std::vector<AbortedTransaction>{{kTxnPid, 0}}));
 }
 
 TEST_F(TransactionsTest, AnOpenTransactionSurvivesACleanRestart) {
     {
         auto p = lead();
         append(*p, kPid2, 0, 1, false);
-        append(*p, kPid, 0, 2);
+        append(*p, kTxnPid, 0, 2);
     }
     local.reset();
     open();
     auto p = lead(1);
-    EXPECT_EQ(p->producer_state().find(kPid)->current_txn_first_offset, 1);
+    EXPECT_EQ(p->producer_state().find(kTxnPid)->current_txn_first_offset, 1);
     EXPECT_EQ(p->last_stable_offset(), 1);
-    ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, true).error, ErrorCode::none);
+    ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 0, true).error, ErrorCode::none);
     EXPECT_EQ(p->last_stable_offset(), 4);
 }
 
 TEST_F(TransactionsTest, AfterACrashOpenTransactionsAndTheTxnIndexAreRebuiltFromTheLog) {
     {
         auto p = lead();
-        append(*p, kPid, 0, 2);
-        ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, false).error, ErrorCode::none);
+        append(*p, kTxnPid, 0, 2);
+        ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 0, false).error, ErrorCode::none);
         append(*p, kPid2, 0, 1);
     }
     const auto txnindex = dir() / storage::segment_file_name(0, storage::kTxnIndexSuffix);
@@ -392,14 +392,14 @@ TEST_F(TransactionsTest, AfterACrashOpenTransactionsAndTheTxnIndexAreRebuiltFrom
     ASSERT_TRUE(std::filesystem::exists(txnindex));
     EXPECT_EQ(std::filesystem::file_size(txnindex), storage::TxnIndex::kEntrySize);
     auto r = read_committed(*p, 0);
-    EXPECT_EQ(*r.aborted_transactions, (std::vector<AbortedTransaction>{{kPid, 0}}));
+    EXPECT_EQ(*r.aborted_transactions, (std::vector<AbortedTransaction>{{kTxnPid, 0}}));
 }
 
 TEST_F(TransactionsTest, ACrashDoesNotDuplicateTxnIndexEntries) {
     {
         auto p = lead();
-        append(*p, kPid, 0, 2);
-        ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, false).error, ErrorCode::none);
+        append(*p, kTxnPid, 0, 2);
+        ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 0, false).error, ErrorCode::none);
     }
     crash_and_reopen();
     auto p = lead(1);
@@ -410,9 +410,9 @@ TEST_F(TransactionsTest, ACrashDoesNotDuplicateTxnIndexEntries) {
 
 TEST_F(TransactionsTest, TruncationForgetsMarkersAndReopensTheTransaction) {
     auto p = local->replicas().apply(tp, {kOther, 0, {kOther, kLocal}, {kOther, kLocal}});
-    auto data = txn_batch(kPid, 0, 2);
+    auto data = txn_batch(kTxnPid, 0, 2);
     records::set_base_offset(data, 0);
-    auto m = records::build_end_txn_marker_batch(kPid, 0, {records::ControlRecordType::abort, 0}, now_ms());
+    auto m = records::build_end_txn_marker_batch(kTxnPid, 0, {records::ControlRecordType::abort, 0}, now_ms());
     records::set_base_offset(m, 2);
     ASSERT_EQ(p->append_as_follower(data).error, ErrorCode::none);
     ASSERT_EQ(p->append_as_follower(m).error, ErrorCode::none);
@@ -420,7 +420,7 @@ TEST_F(TransactionsTest, TruncationForgetsMarkersAndReopensTheTransaction) {
     ASSERT_EQ(std::filesystem::file_size(txnindex), storage::TxnIndex::kEntrySize);
     p->truncate_to(2);
     EXPECT_EQ(std::filesystem::file_size(txnindex), 0u);
-    EXPECT_EQ(p->producer_state().find(kPid)->current_txn_first_offset, 0);
+    EXPECT_EQ(p->producer_state().find(kTxnPid)->current_txn_first_offset, 0);
     p->follow_high_watermark(2);
     EXPECT_EQ(p->last_stable_offset(), 0);
 }
@@ -429,8 +429,8 @@ TEST_F(TransactionsTest, ARetentionDeletedSegmentTakesItsTxnIndex) {
     config.segment_bytes = 300;
     config.retention_bytes = 0;
     auto p = lead();
-    append(*p, kPid, 0, 2);
-    ASSERT_EQ(p->append_txn_marker(kPid, 0, 0, false).error, ErrorCode::none);
+    append(*p, kTxnPid, 0, 2);
+    ASSERT_EQ(p->append_txn_marker(kTxnPid, 0, 0, false).error, ErrorCode::none);
     for (int i = 0; i < 6; ++i) append(*p, kPid2, i, 1, false);
     const auto txnindex = dir() / storage::segment_file_name(0, storage::kTxnIndexSuffix);
     ASSERT_TRUE(std::filesystem::exists(txnindex));

@@ -21,7 +21,7 @@ namespace {
 
 using test::CliResult;
 
-const std::string kError = "Error while executing topic command : ";
+const std::string kToolError = "Error while executing topic command : ";
 
 void quiet_log(const rd_kafka_t*, int, const char*, const char*) {}
 
@@ -121,7 +121,7 @@ TEST_F(TopicsMockTest, UnavailablePartitions) {
 TEST_F(TopicsMockTest, DescribeUnknownTopic) {
     const auto r = topics({"--describe", "--topic", "nope"});
     EXPECT_EQ(r.code, 1);
-    EXPECT_EQ(r.out, kError + "Topic 'nope' does not exist as expected\n");
+    EXPECT_EQ(r.out, kToolError + "Topic 'nope' does not exist as expected\n");
 }
 
 // What the mock cannot do fails within default.api.timeout.ms (1.5 s) plus client start-up.
@@ -133,7 +133,7 @@ TEST_F(TopicsMockTest, UnsupportedCallsFailWithinTheBound) {
         const auto r = topics(action);
         const auto took = std::chrono::steady_clock::now() - start;
         EXPECT_EQ(r.code, 1) << action[0] << ": " << r.out;
-        EXPECT_EQ(r.out.rfind(kError, 0), 0U) << r.out;
+        EXPECT_EQ(r.out.rfind(kToolError, 0), 0U) << r.out;
         EXPECT_NE(r.err.find("timeout 1500 ms"), std::string::npos) << r.err;
         EXPECT_LT(took, std::chrono::seconds(6)) << action[0];
     }
@@ -156,7 +156,7 @@ TEST(TopicsUnreachable, EveryActionGivesUpWithinTheBound) {
         const auto r = test::run_cli(args);
         const auto took = std::chrono::steady_clock::now() - start;
         EXPECT_EQ(r.code, 1) << action[0];
-        EXPECT_EQ(r.out.rfind(kError, 0), 0U) << action[0] << ": " << r.out;
+        EXPECT_EQ(r.out.rfind(kToolError, 0), 0U) << action[0] << ": " << r.out;
         EXPECT_LT(took, std::chrono::seconds(6)) << action[0];
     }
     std::filesystem::remove(path);

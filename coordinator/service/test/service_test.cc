@@ -11,7 +11,7 @@
 namespace weir::coordinator::test {
 namespace {
 
-using S = CoordinatorService;
+using Service = CoordinatorService;
 
 wire::Bytes subscription(const std::vector<std::string>& topics) {
     msg::ConsumerProtocolSubscription s;
@@ -69,7 +69,7 @@ protected:
         msg::OffsetFetchRequest r;
         r.group_id = group;
         r.topics = std::vector<msg::OffsetFetchRequest::OffsetFetchRequestTopic>{{"topic", {partition}, {}}};
-        auto resp = send(r, 5, &S::offset_fetch);
+        auto resp = send(r, 5, &Service::offset_fetch);
         EXPECT_EQ(resp.error_code, 0);
         if (resp.topics.empty() || resp.topics[0].partitions.empty()) return -2;
         return resp.topics[0].partitions[0].committed_offset;
@@ -77,9 +77,9 @@ protected:
 
     // One member through JoinGroup v5 (member id round trip) and SyncGroup: Stable.
     std::pair<std::string, std::int32_t> stable_member(const std::string& group) {
-        auto first = send(join_request(group), 5, &S::join_group);
+        auto first = send(join_request(group), 5, &Service::join_group);
         EXPECT_EQ(first.error_code, to_int(ErrorCode::member_id_required));
-        auto joined = send(join_request(group, first.member_id), 5, &S::join_group);
+        auto joined = send(join_request(group, first.member_id), 5, &Service::join_group);
         EXPECT_EQ(joined.error_code, 0);
         EXPECT_EQ(joined.leader, first.member_id);
         msg::SyncGroupRequest s;
@@ -87,7 +87,7 @@ protected:
         s.generation_id = joined.generation_id;
         s.member_id = first.member_id;
         s.assignments.push_back({first.member_id, {1, 2, 3}, {}});
-        auto synced = send(s, 3, &S::sync_group);
+        auto synced = send(s, 3, &Service::sync_group);
         EXPECT_EQ(synced.error_code, 0);
         EXPECT_EQ(synced.assignment, (wire::Bytes{1, 2, 3}));
         return {first.member_id, joined.generation_id};
@@ -136,10 +136,10 @@ TEST_F(CoordinatorServiceTest, FindCoordinatorRoutesOnTheKeyType) {
 }
 
 TEST_F(CoordinatorServiceTest, GroupRequestsBeforeTheTopicExistsAreNotCoordinator) {
-    auto j = send(join_request("g"), 5, &S::join_group);
+    auto j = send(join_request("g"), 5, &Service::join_group);
     EXPECT_EQ(j.error_code, to_int(ErrorCode::not_coordinator));
     find("g", 2);
-    auto empty = send(join_request(""), 5, &S::join_group);
+    auto empty = send(join_request(""), 5, &Service::join_group);
     EXPECT_EQ(empty.error_code, to_int(ErrorCode::invalid_group_id));
 }
 
@@ -150,11 +150,11 @@ TEST_F(CoordinatorServiceTest, MembershipAcrossVersions) {
     hb.group_id = "g";
     hb.generation_id = generation;
     hb.member_id = member;
-    EXPECT_EQ(send(hb, 0, &S::heartbeat).error_code, 0);
+    EXPECT_EQ(send(hb, 0, &Service::heartbeat).error_code, 0);
     hb.generation_id = generation + 5;
-    EXPECT_EQ(send(hb, 4, &S::heartbeat).error_code, to_int(ErrorCode::illegal_generation));
+    EXPECT_EQ(send(hb, 4, &Service::heartbeat).error_code, to_int(ErrorCode::illegal_generation));
     // JoinGroup v7 reports the protocol type; SyncGroup v5 checks it.
-    auto rejoin = send(join_request("g", member), 7, &S::join_group);
+    auto rejoin = send(join_request("g", member), 7, &Service::join_group);
     EXPECT_EQ(rejoin.protocol_type, "consumer");
     EXPECT_EQ(rejoin.protocol_name, "range");
     msg::SyncGroupRequest bad;
@@ -163,20 +163,20 @@ TEST_F(CoordinatorServiceTest, MembershipAcrossVersions) {
     bad.member_id = member;
     bad.protocol_type = "connect";
     bad.protocol_name = "range";
-    EXPECT_EQ(send(bad, 5, &S::sync_group).error_code, to_int(ErrorCode::inconsistent_group_protocol));
+    EXPECT_EQ(send(bad, 5, &Service::sync_group).error_code, to_int(ErrorCode::inconsistent_group_protocol));
     // LeaveGroup v0 (one member) and v3 (batched).
     msg::LeaveGroupRequest leave;
     leave.group_id = "g";
     leave.member_id = "nobody";
-    EXPECT_EQ(send(leave, 1, &S::leave_group).error_code, to_int(ErrorCode::unknown_member_id));
+    EXPECT_EQ(send(leave, 1, &Service::leave_group).error_code, to_int(ErrorCode::unknown_member_id));
     leave.members.push_back({member, std::nullopt, std::nullopt, {}});
-    auto left = send(leave, 3, &S::leave_group);
+    auto left = send(leave, 3, &Service::leave_group);
     EXPECT_EQ(left.error_code, 0);
     ASSERT_EQ(left.members.size(), 1u);
     EXPECT_EQ(left.members[0].error_code, 0);
     msg::DescribeGroupsRequest d;
     d.groups = {"g"};
-    auto described = send(d, 5, &S::describe_groups);
+    auto described = send(d, 5, &Service::describe_groups);
     EXPECT_EQ(described.groups[0].group_state, "Empty");
 }
 
@@ -185,15 +185,15 @@ TEST_F(CoordinatorServiceTest, ParkedJoinsAreAnsweredWhenTheRebalanceCompletes) 
     auto [a, generation] = stable_member("g");
     // A second member joins: the group rebalances and waits for a.
     std::optional<msg::JoinGroupResponse> b;
-    start_request(join_request("g"), 3, b, &S::join_group);
+    start_request(join_request("g"), 3, b, &Service::join_group);
     run_for(50);
     EXPECT_FALSE(b.has_value());
     msg::HeartbeatRequest hb;
     hb.group_id = "g";
     hb.generation_id = generation;
     hb.member_id = a;
-    EXPECT_EQ(send(hb, 2, &S::heartbeat).error_code, to_int(ErrorCode::rebalance_in_progress));
-    auto a_rejoin = send(join_request("g", a), 3, &S::join_group);
+    EXPECT_EQ(send(hb, 2, &Service::heartbeat).error_code, to_int(ErrorCode::rebalance_in_progress));
+    auto a_rejoin = send(join_request("g", a), 3, &Service::join_group);
     ASSERT_TRUE(run_until([&] { return b.has_value(); }));
     EXPECT_EQ(b->error_code, 0);
     EXPECT_EQ(b->generation_id, generation + 1);
@@ -205,32 +205,32 @@ TEST_F(CoordinatorServiceTest, ParkedJoinsAreAnsweredWhenTheRebalanceCompletes) 
 TEST_F(CoordinatorServiceTest, OffsetsCommitFetchAcrossVersions) {
     find("g", 2);
     // A standalone consumer (generation -1) commits.
-    auto c = send(commit_request("g", -1, "", 17), 2, &S::offset_commit);
+    auto c = send(commit_request("g", -1, "", 17), 2, &Service::offset_commit);
     ASSERT_EQ(c.topics.size(), 1u);
     EXPECT_EQ(c.topics[0].partitions[0].error_code, 0);
     EXPECT_EQ(fetch_one("g"), 17);
     // Unknown topic, too much metadata.
     auto unknown = commit_request("g", -1, "", 1);
     unknown.topics[0].name = "no-such-topic";
-    EXPECT_EQ(send(unknown, 8, &S::offset_commit).topics[0].partitions[0].error_code,
+    EXPECT_EQ(send(unknown, 8, &Service::offset_commit).topics[0].partitions[0].error_code,
               to_int(ErrorCode::unknown_topic_or_partition));
     auto big = commit_request("g", -1, "", 1);
     big.topics[0].partitions[0].committed_metadata = std::string(4097, 'x');
-    EXPECT_EQ(send(big, 8, &S::offset_commit).topics[0].partitions[0].error_code,
+    EXPECT_EQ(send(big, 8, &Service::offset_commit).topics[0].partitions[0].error_code,
               to_int(ErrorCode::offset_metadata_too_large));
     // v1 fetch of an unknown partition; v2+ null topics = everything; v8 several groups.
     EXPECT_EQ(fetch_one("g", 3), -1);
     msg::OffsetFetchRequest all;
     all.group_id = "g";
     all.topics = std::nullopt;
-    auto everything = send(all, 2, &S::offset_fetch);
+    auto everything = send(all, 2, &Service::offset_fetch);
     ASSERT_EQ(everything.topics.size(), 1u);
     EXPECT_EQ(everything.topics[0].partitions[0].metadata, "meta");
     msg::OffsetFetchRequest multi;
     multi.groups.push_back({"g", std::nullopt, -1, std::nullopt, {}});
     multi.groups.push_back({"", std::nullopt, -1, std::nullopt, {}});
     multi.require_stable = true;
-    auto many = send(multi, 8, &S::offset_fetch);
+    auto many = send(multi, 8, &Service::offset_fetch);
     ASSERT_EQ(many.groups.size(), 2u);
     EXPECT_EQ(many.groups[0].topics.at(0).partitions.at(0).committed_offset, 17);
     EXPECT_EQ(many.groups[1].error_code, 0);  // the empty group id is valid for fetches
@@ -239,12 +239,15 @@ TEST_F(CoordinatorServiceTest, OffsetsCommitFetchAcrossVersions) {
 TEST_F(CoordinatorServiceTest, MemberCommitsNeedTheCurrentGeneration) {
     find("g", 2);
     auto [member, generation] = stable_member("g");
-    EXPECT_EQ(send(commit_request("g", generation, member, 5), 7, &S::offset_commit).topics[0].partitions[0].error_code,
-              0);
     EXPECT_EQ(
-        send(commit_request("g", generation - 1, member, 6), 7, &S::offset_commit).topics[0].partitions[0].error_code,
-        to_int(ErrorCode::illegal_generation));
-    EXPECT_EQ(send(commit_request("g", -1, "", 6), 7, &S::offset_commit).topics[0].partitions[0].error_code,
+        send(commit_request("g", generation, member, 5), 7, &Service::offset_commit).topics[0].partitions[0].error_code,
+        0);
+    EXPECT_EQ(send(commit_request("g", generation - 1, member, 6), 7, &Service::offset_commit)
+                  .topics[0]
+                  .partitions[0]
+                  .error_code,
+              to_int(ErrorCode::illegal_generation));
+    EXPECT_EQ(send(commit_request("g", -1, "", 6), 7, &Service::offset_commit).topics[0].partitions[0].error_code,
               to_int(ErrorCode::unknown_member_id));
     EXPECT_EQ(fetch_one("g"), 5);
 }
@@ -267,7 +270,7 @@ msg::TxnOffsetCommitRequest txn_commit_request(const std::string& group, std::in
 TEST_F(CoordinatorServiceTest, TransactionalOffsetsShowAfterTheCommitMarkerAndSurviveARestart) {
     find("eos", 2);
     const auto partition = store::partition_for("eos", 4);
-    auto committed = send(txn_commit_request("eos", 500, 40), 3, &S::txn_offset_commit);
+    auto committed = send(txn_commit_request("eos", 500, 40), 3, &Service::txn_offset_commit);
     ASSERT_EQ(committed.topics.at(0).partitions.at(0).error_code, 0);
     EXPECT_EQ(fetch_one("eos"), -1);  // pending: invisible
 
@@ -277,17 +280,17 @@ TEST_F(CoordinatorServiceTest, TransactionalOffsetsShowAfterTheCommitMarkerAndSu
     EXPECT_EQ(fetch_one("eos"), 40);
 
     // An aborted transaction's offsets never show; an open one's block require_stable.
-    send(txn_commit_request("eos", 501, 90), 3, &S::txn_offset_commit);
+    send(txn_commit_request("eos", 501, 90), 3, &Service::txn_offset_commit);
     // What WriteTxnMarkers does: the marker, then the hook.
     ASSERT_EQ(offsets_log(partition)->append_txn_marker(501, 0, 0, false).error, ErrorCode::none);
     service_->complete_transaction(partition, 501, false);
     EXPECT_EQ(fetch_one("eos"), 40);
-    send(txn_commit_request("eos", 502, 70), 3, &S::txn_offset_commit);
+    send(txn_commit_request("eos", 502, 70), 3, &Service::txn_offset_commit);
     msg::OffsetFetchRequest stable;
     stable.group_id = "eos";
     stable.require_stable = true;
     stable.topics = std::vector<msg::OffsetFetchRequest::OffsetFetchRequestTopic>{{"topic", {0}, {}}};
-    EXPECT_EQ(send(stable, 7, &S::offset_fetch).topics.at(0).partitions.at(0).error_code,
+    EXPECT_EQ(send(stable, 7, &Service::offset_fetch).topics.at(0).partitions.at(0).error_code,
               to_int(ErrorCode::unstable_offset_commit));
 
     // The log replays to the same state: committed, aborted and still-open transactions.
@@ -295,7 +298,7 @@ TEST_F(CoordinatorServiceTest, TransactionalOffsetsShowAfterTheCommitMarkerAndSu
     boot();
     ASSERT_TRUE(run_until([&] { return !service_->loading(); }));
     EXPECT_EQ(fetch_one("eos"), 40);
-    EXPECT_EQ(send(stable, 7, &S::offset_fetch).topics.at(0).partitions.at(0).error_code,
+    EXPECT_EQ(send(stable, 7, &Service::offset_fetch).topics.at(0).partitions.at(0).error_code,
               to_int(ErrorCode::unstable_offset_commit));
     // What WriteTxnMarkers does: the marker, then the hook.
     ASSERT_EQ(offsets_log(partition)->append_txn_marker(502, 0, 0, true).error, ErrorCode::none);
@@ -307,23 +310,23 @@ TEST_F(CoordinatorServiceTest, TxnOffsetCommitChecks) {
     find("eos", 2);
     auto unknown = txn_commit_request("eos", 600, 1);
     unknown.topics[0].name = "no-such-topic";
-    EXPECT_EQ(send(unknown, 3, &S::txn_offset_commit).topics[0].partitions[0].error_code,
+    EXPECT_EQ(send(unknown, 3, &Service::txn_offset_commit).topics[0].partitions[0].error_code,
               to_int(ErrorCode::unknown_topic_or_partition));
     auto empty = txn_commit_request("", 600, 1);
-    EXPECT_EQ(send(empty, 3, &S::txn_offset_commit).topics[0].partitions[0].error_code,
+    EXPECT_EQ(send(empty, 3, &Service::txn_offset_commit).topics[0].partitions[0].error_code,
               to_int(ErrorCode::invalid_group_id));
     auto [member, generation] = stable_member("members");
     auto stale = txn_commit_request("members", 600, 1);
     stale.member_id = member;
     stale.generation_id = generation + 1;
-    EXPECT_EQ(send(stale, 3, &S::txn_offset_commit).topics[0].partitions[0].error_code,
+    EXPECT_EQ(send(stale, 3, &Service::txn_offset_commit).topics[0].partitions[0].error_code,
               to_int(ErrorCode::illegal_generation));
 }
 
 TEST_F(CoordinatorServiceTest, StateSurvivesARestartInKafkasRecordFormat) {
     find("g", 2);
     auto [member, generation] = stable_member("g");
-    send(commit_request("g", generation, member, 99, 2), 8, &S::offset_commit);
+    send(commit_request("g", generation, member, 99, 2), 8, &Service::offset_commit);
     // The log holds Kafka-format records: a v1 offset key, a v3 value, a v2 group key.
     auto partition = store::partition_for("g", 4);
     auto log = offsets_log(partition);
@@ -348,7 +351,7 @@ TEST_F(CoordinatorServiceTest, StateSurvivesARestartInKafkasRecordFormat) {
     EXPECT_EQ(fetch_one("g", 2), 99);
     msg::DescribeGroupsRequest d;
     d.groups = {"g"};
-    auto described = send(d, 4, &S::describe_groups);
+    auto described = send(d, 4, &Service::describe_groups);
     ASSERT_EQ(described.groups.size(), 1u);
     EXPECT_EQ(described.groups[0].group_state, "Stable");
     ASSERT_EQ(described.groups[0].members.size(), 1u);
@@ -360,12 +363,12 @@ TEST_F(CoordinatorServiceTest, StateSurvivesARestartInKafkasRecordFormat) {
     hb.group_id = "g";
     hb.generation_id = generation;
     hb.member_id = member;
-    EXPECT_EQ(send(hb, 3, &S::heartbeat).error_code, 0);
+    EXPECT_EQ(send(hb, 3, &Service::heartbeat).error_code, 0);
 }
 
 TEST_F(CoordinatorServiceTest, RequestsWhileLoadingAreToldToRetry) {
     find("g", 2);
-    for (int i = 0; i < 200; ++i) send(commit_request("g", -1, "", i), 8, &S::offset_commit);
+    for (int i = 0; i < 200; ++i) send(commit_request("g", -1, "", i), 8, &Service::offset_commit);
     shutdown();
     config_.offsets_load_buffer_size = 200;  // many small reads: loading takes many turns
     boot();
@@ -373,14 +376,14 @@ TEST_F(CoordinatorServiceTest, RequestsWhileLoadingAreToldToRetry) {
     msg::OffsetFetchRequest r;
     r.group_id = "g";
     std::optional<msg::OffsetFetchResponse> early;
-    start_request(r, 5, early, &S::offset_fetch);
+    start_request(r, 5, early, &Service::offset_fetch);
     if (!run_until([&] { return early.has_value(); })) {
         shutdown();  // the parked request refers to `early`
         FAIL() << "OffsetFetch while loading was not answered";
     }
     EXPECT_EQ(early->error_code, to_int(ErrorCode::coordinator_load_in_progress));
     msg::ListGroupsRequest lg;
-    EXPECT_EQ(send(lg, 3, &S::list_groups).error_code, to_int(ErrorCode::coordinator_load_in_progress));
+    EXPECT_EQ(send(lg, 3, &Service::list_groups).error_code, to_int(ErrorCode::coordinator_load_in_progress));
     ASSERT_TRUE(run_until([&] { return !service_->loading(); }));
     EXPECT_EQ(fetch_one("g"), 199);
 }
@@ -389,24 +392,24 @@ TEST_F(CoordinatorServiceTest, ListDescribeAndDeleteGroups) {
     find("a", 2);
     find("b", 2);
     stable_member("a");
-    send(commit_request("b", -1, "", 1), 8, &S::offset_commit);
+    send(commit_request("b", -1, "", 1), 8, &Service::offset_commit);
     msg::ListGroupsRequest all;
-    auto listed = send(all, 4, &S::list_groups);
+    auto listed = send(all, 4, &Service::list_groups);
     EXPECT_EQ(listed.groups.size(), 2u);
     msg::ListGroupsRequest stable;
     stable.states_filter = {"stable"};
-    auto only = send(stable, 4, &S::list_groups);
+    auto only = send(stable, 4, &Service::list_groups);
     ASSERT_EQ(only.groups.size(), 1u);
     EXPECT_EQ(only.groups[0].group_id, "a");
     EXPECT_EQ(only.groups[0].group_state, "Stable");
     msg::ListGroupsRequest consumer_type;
     consumer_type.types_filter = {"consumer"};
-    EXPECT_TRUE(send(consumer_type, 5, &S::list_groups).groups.empty());
+    EXPECT_TRUE(send(consumer_type, 5, &Service::list_groups).groups.empty());
 
     msg::DescribeGroupsRequest d;
     d.groups = {"a", "missing"};
     d.include_authorized_operations = true;
-    auto described = send(d, 5, &S::describe_groups);
+    auto described = send(d, 5, &Service::describe_groups);
     ASSERT_EQ(described.groups.size(), 2u);
     EXPECT_EQ(described.groups[0].protocol_data, "range");
     EXPECT_EQ(described.groups[0].members.at(0).client_id, "tester");
@@ -416,7 +419,7 @@ TEST_F(CoordinatorServiceTest, ListDescribeAndDeleteGroups) {
 
     msg::DeleteGroupsRequest del;
     del.groups_names = {"a", "b", "missing"};
-    auto deleted = send(del, 2, &S::delete_groups);
+    auto deleted = send(del, 2, &Service::delete_groups);
     ASSERT_EQ(deleted.results.size(), 3u);
     EXPECT_EQ(deleted.results[0].error_code, to_int(ErrorCode::non_empty_group));
     EXPECT_EQ(deleted.results[1].error_code, 0);
@@ -436,32 +439,32 @@ TEST_F(CoordinatorServiceTest, OffsetDelete) {
     auto& t = c.topics.emplace_back();
     t.name = "other";
     t.partitions.push_back({0, 8, -1, -1, std::string(""), {}});
-    send(c, 8, &S::offset_commit);
+    send(c, 8, &Service::offset_commit);
     msg::OffsetDeleteRequest r;
     r.group_id = "g";
     r.topics.push_back({"topic", {{0, {}}}, {}});
     r.topics.push_back({"other", {{0, {}}}, {}});
     r.topics.push_back({"gone", {{0, {}}}, {}});
-    auto resp = send(r, 0, &S::offset_delete);
+    auto resp = send(r, 0, &Service::offset_delete);
     EXPECT_EQ(resp.error_code, 0);
     ASSERT_EQ(resp.topics.size(), 3u);
     EXPECT_EQ(resp.topics[0].partitions[0].error_code, to_int(ErrorCode::group_subscribed_to_topic));
     EXPECT_EQ(resp.topics[1].partitions[0].error_code, 0);
     EXPECT_EQ(resp.topics[2].partitions[0].error_code, to_int(ErrorCode::unknown_topic_or_partition));
     r.group_id = "nobody";
-    EXPECT_EQ(send(r, 0, &S::offset_delete).error_code, to_int(ErrorCode::group_id_not_found));
+    EXPECT_EQ(send(r, 0, &Service::offset_delete).error_code, to_int(ErrorCode::group_id_not_found));
 }
 
 TEST_F(CoordinatorServiceTest, CompactionKeepsTheLatestRecordPerKey) {
     find("g", 2);
-    for (int i = 0; i < 300; ++i) send(commit_request("g", -1, "", i, i % 2), 8, &S::offset_commit);
+    for (int i = 0; i < 300; ++i) send(commit_request("g", -1, "", i, i % 2), 8, &Service::offset_commit);
     auto log = offsets_log(store::partition_for("g", 4));
     auto before_end = log->log_end_offset();
     EXPECT_EQ(log->log_start_offset(), 0);
     service_->compact_now(true);
     EXPECT_EQ(log->log_start_offset(), before_end);    // everything older is gone
     EXPECT_EQ(log->log_end_offset(), before_end + 2);  // two live offsets rewritten
-    send(commit_request("g", -1, "", 1000, 0), 8, &S::offset_commit);
+    send(commit_request("g", -1, "", 1000, 0), 8, &Service::offset_commit);
     shutdown();
     boot();
     ASSERT_TRUE(run_until([&] { return !service_->loading(); }));
@@ -477,7 +480,7 @@ TEST_F(CoordinatorServiceTest, EmptyGroupOffsetsExpire) {
     options.clock = [&] { return fake_now; };
     boot(std::move(options));
     find("g", 2);
-    send(commit_request("g", -1, "", 5), 8, &S::offset_commit);
+    send(commit_request("g", -1, "", 5), 8, &Service::offset_commit);
     fake_now += 59'999;
     bool done = false;
     boost::asio::co_spawn(
