@@ -21,14 +21,28 @@ if [ -n "$full" ]; then
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_FUZZ=ON \
     -DWEIR_BENCH=OFF -DWEIR_WERROR=OFF >/dev/null
   cmake --build build-fuzz -j"$jobs" --target fuzz_targets
-  for f in build-fuzz/bin/fuzz_*; do
-    name=$(basename "$f")
+  # One core each, all at once.
+  fuzz() {
+    local name corpus work
+    name=$(basename "$1")
     corpus=protocol/fuzz/corpus/${name#fuzz_}
     work=$(mktemp -d)
-    "$f" -max_total_time="${WEIR_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus" \
-      >"build-fuzz/$name.log" 2>&1 || { echo "fuzzer $name failed:"; tail -40 "build-fuzz/$name.log"; status=1; }
-    tail -1 "build-fuzz/$name.log"
+    "$1" -max_total_time="${WEIR_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus" \
+      >"build-fuzz/$name.log" 2>&1 || { rm -rf "$work"; return 1; }
     rm -rf "$work"
+  }
+  pids=()
+  for f in build-fuzz/bin/fuzz_*; do
+    fuzz "$f" &
+    pids+=("$!:$(basename "$f")")
+  done
+  for p in "${pids[@]}"; do
+    name=${p#*:}
+    if wait "${p%%:*}"; then
+      tail -1 "build-fuzz/$name.log"
+    else
+      echo "fuzzer $name failed:"; tail -40 "build-fuzz/$name.log"; status=1
+    fi
   done
 
   echo "=== ASan + UBSan build of everything; every test ==="
