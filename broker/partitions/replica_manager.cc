@@ -1,6 +1,8 @@
 #include "broker/partitions/replica_manager.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "broker/common/logging.h"
 #include "broker/storage/checkpoint_file.h"
@@ -209,9 +211,14 @@ void ReplicaManager::checkpoint_high_watermarks() {
     const auto offline = logs_.offline_dirs();
     for (auto& [dir, offsets] : by_dir) {
         if (std::ranges::any_of(offline, [&](const auto& o) { return o.first == dir; })) continue;
-        // An unchanged file is not rewritten: each write waits on two fsyncs.
+        // An unchanged file is not rewritten (each write waits on two fsyncs), unless it is gone:
+        // Kafka rewrites it every interval, and that write is what finds the disk of an idle dir
+        // removed from under the broker.
         auto written = high_watermarks_written_.find(dir);
-        if (written != high_watermarks_written_.end() && written->second == offsets) continue;
+        std::error_code missing;
+        if (written != high_watermarks_written_.end() && written->second == offsets &&
+            std::filesystem::exists(dir / storage::kHighWatermarkCheckpointFile, missing))
+            continue;
         try {
             storage::write_checkpoint_file(dir / storage::kHighWatermarkCheckpointFile, offsets);
             high_watermarks_written_[dir] = std::move(offsets);

@@ -38,6 +38,7 @@ public:
     LocalReplicas& operator=(const LocalReplicas&) = delete;
 
     [[nodiscard]] ReplicaManager& replicas() { return *replicas_; }
+    [[nodiscard]] const storage::LogManager& logs() const { return *logs_; }
     // Retention as the broker's periodic task runs it; the number of segments deleted.
     std::size_t enforce_retention() { return logs_->enforce_retention(); }
 

@@ -240,5 +240,24 @@ TEST_F(ReplicationTest, HighWatermarksComeBackFromTheirCheckpoint) {
     EXPECT_EQ(replicas().apply({"t", 1}, {kA, 3, kAssigned, kAssigned})->high_watermark(), 3);
 }
 
+TEST_F(ReplicationTest, AnIdleDirWhoseDiskIsRemovedGoesOfflineAtTheNextCheckpoint) {
+    auto p = replicas().apply(tp, {kLocal, 1, kAssigned, {kLocal}});
+    append(*p, 3);
+    replicas().checkpoint_high_watermarks();
+    const auto file = tmp.path() / storage::kHighWatermarkCheckpointFile;
+    ASSERT_TRUE(std::filesystem::exists(file));
+    // Unchanged, and deleted: written again.
+    std::filesystem::remove(file);
+    replicas().checkpoint_high_watermarks();
+    EXPECT_EQ(storage::read_checkpoint_file(file), (storage::OffsetCheckpoint{{tp, 3}}));
+    // Nothing moved since, and the whole dir is gone: the attempt finds it.
+    std::filesystem::remove_all(tmp.path());
+    replicas().checkpoint_high_watermarks();
+    const auto offline = local->logs().offline_dirs();
+    ASSERT_EQ(offline.size(), 1u);
+    EXPECT_EQ(offline[0].first, tmp.path());
+    EXPECT_TRUE(p->offline());
+}
+
 }  // namespace
 }  // namespace weir::partitions
