@@ -55,7 +55,7 @@ if [ -n "$full" ]; then
 
   echo "=== librdkafka's own integration suite against one sanitized broker and against three over ZooKeeper ==="
   compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite \
-    --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-4}" --retries 1 || status=1
+    --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 || status=1
   exit $status
 fi
 
@@ -66,5 +66,5 @@ ctest --test-dir build --timeout 600 -j"$jobs" --output-on-failure || status=1
 
 echo "=== librdkafka's own integration suite against one broker and against three over ZooKeeper ==="
 compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite \
-  --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-4}" --retries 1 || status=1
+  --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 || status=1
 exit $status
