@@ -54,6 +54,19 @@ DirView describe_dirs(const BrokerProcess& broker) {
     return view;
 }
 
+// Removes a dir the broker may be writing in at that moment (a checkpoint's .tmp renamed during
+// the walk fails that pass), so passes again until it is gone.
+void remove_dir_in_use(const std::filesystem::path& dir) {
+    EXPECT_TRUE(wait_until(
+        [&] {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+            return !std::filesystem::exists(dir, ec);
+        },
+        5s))
+        << dir;
+}
+
 std::vector<OutMessage> messages_for(std::int32_t partition, int count, const std::string& tag) {
     std::vector<OutMessage> out;
     for (int i = 0; i < count; ++i) out.push_back({"t", partition, std::nullopt, tag + std::to_string(i)});
@@ -84,7 +97,7 @@ TEST(LogDirFailure, AFailedDirGoesOfflineTheOtherServesAndLosingBothStopsTheBrok
     ASSERT_FALSE(on_b.empty());
 
     // The disk of b goes away; the next write there (a checkpoint) fails.
-    std::filesystem::remove_all(b);
+    remove_dir_in_use(b);
     DirView after;
     ASSERT_TRUE(wait_until(
         [&] {
@@ -126,7 +139,7 @@ TEST(LogDirFailure, AFailedDirGoesOfflineTheOtherServesAndLosingBothStopsTheBrok
     EXPECT_NE(metrics.body.find("\nweir_offline_log_dirs 1\n"), std::string::npos);
 
     // The last dir goes too: the broker stops, exit status 1.
-    std::filesystem::remove_all(a);
+    remove_dir_in_use(a);
     auto status = broker.wait_exit(20s);
     ASSERT_TRUE(status.has_value()) << "the broker kept running without a log dir\n" << broker.log_tail();
     EXPECT_EQ(*status, 1);
@@ -159,7 +172,7 @@ TEST(LogDirFailure, AGroupCoordinatorInAFailedDirResigns) {
     const auto offsets_dir = std::filesystem::exists(a / "__consumer_offsets-0") ? a : b;
     ASSERT_TRUE(std::filesystem::exists(offsets_dir / "__consumer_offsets-0"));
 
-    std::filesystem::remove_all(offsets_dir);
+    remove_dir_in_use(offsets_dir);
     std::int16_t error = 0;
     ASSERT_TRUE(wait_until(
         [&] {
