@@ -23,13 +23,14 @@ if [ -n "$full" ]; then
   cmake --build build-fuzz -j"$jobs" --target fuzz_targets
   # One core each, all at once.
   fuzz() {
-    local name corpus work
+    local name corpus work rc=0
     name=$(basename "$1")
     corpus=protocol/fuzz/corpus/${name#fuzz_}
     work=$(mktemp -d)
     "$1" -max_total_time="${WEIR_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus" \
-      >"build-fuzz/$name.log" 2>&1 || { rm -rf "$work"; return 1; }
+      >"build-fuzz/$name.log" 2>&1 || rc=$?
     rm -rf "$work"
+    return $rc
   }
   pids=()
   for f in build-fuzz/bin/fuzz_*; do
