@@ -146,6 +146,39 @@ std::optional<TopicAnswer> read_metadata_answer(RawConnection& c) {
     return answer;
 }
 
+// ListOffsets v1: the earliest offset of partitions 0..count-1 of one topic.
+bool send_list_offsets_request(RawConnection& c, const std::string& topic, std::int32_t count,
+                               std::int32_t correlation_id) {
+    std::vector<std::uint8_t> body = be32(-1);  // replica_id: a consumer
+    append_be32(body, 1);
+    append_string(body, topic);
+    append_be32(body, count);
+    for (std::int32_t p = 0; p < count; ++p) {
+        append_be32(body, p);
+        append_be32(body, -1);  // timestamp -2 (earliest), high word
+        append_be32(body, -2);  // low word
+    }
+    return c.send(request_frame(2, 1, correlation_id, body));
+}
+
+// Partition -> error code of the answer's one topic; empty when no answer came.
+std::map<std::int32_t, std::int16_t> read_list_offsets_answer(RawConnection& c) {
+    std::map<std::int32_t, std::int16_t> out;
+    std::vector<std::uint8_t> f;
+    if (c.read_frame(f, 10s) != RawConnection::ReadStatus::frame) return out;
+    std::size_t at = 4;  // correlation id (v1 has no throttle time)
+    if (read_be32(f, at) != 1) return out;
+    at += 4;
+    at += 2 + static_cast<std::size_t>(std::max<std::int16_t>(read_be16(f, at), 0));  // name
+    const auto partitions = read_be32(f, at);
+    at += 4;
+    for (std::int32_t i = 0; i < partitions; ++i) {
+        out[read_be32(f, at)] = read_be16(f, at + 4);
+        at += 4 + 2 + 8 + 8;  // partition, error, timestamp, offset
+    }
+    return out;
+}
+
 std::size_t broker_count(const std::string& bootstrap) {
     Producer p(bootstrap);
     auto info = cluster_metadata(p.handle(), 5s);
@@ -273,6 +306,24 @@ TEST_F(ClusterTest, EveryBrokerKnowsANewTopicOnceCreateTopicsReturns) {
     ASSERT_TRUE(stored);
     EXPECT_NE(stored->data.find(R"("retention.ms":"123456")"), std::string::npos) << stored->data;
     EXPECT_NE(stored->data.find(R"("cleanup.policy":"compact")"), std::string::npos) << stored->data;
+    // The client's next request may go to the late broker as a leader of the
+    // topic: librdkafka takes UNKNOWN_TOPIC_OR_PARTITION from ListOffsets as
+    // final (a consumer starting at the earliest offset fails). The partitions
+    // it leads answer, the others send the client to their leaders.
+    ASSERT_EQ(::kill(broker(late).pid(), SIGSTOP), 0);
+    const auto listed = admin.create_topic("listed", 6, 3);
+    const bool asked = send_list_offsets_request(c, "listed", 6, ++correlation);
+    ::kill(broker(late).pid(), SIGCONT);
+    ASSERT_EQ(listed.err, RdKafka::ERR_NO_ERROR) << listed.describe();
+    ASSERT_TRUE(asked);
+    const auto errors = read_list_offsets_answer(c);
+    ASSERT_EQ(errors.size(), 6U);
+    int led = 0;
+    for (const auto& [p, error] : errors) {
+        EXPECT_TRUE(error == 0 || error == 6) << "listed-" << p << ": error " << error;  // NOT_LEADER_OR_FOLLOWER
+        led += error == 0 ? 1 : 0;
+    }
+    EXPECT_GE(led, 1);
     // A topic nobody created is still unknown.
     ASSERT_TRUE(send_metadata_request(c, "never-created", ++correlation));
     auto missing = read_metadata_answer(c);

@@ -2,6 +2,7 @@
 // The broker's parts a handler may use. Owned by the Broker; handlers never
 // learn which metadata backend (embedded or ZooKeeper) is behind the interface.
 #include <boost/asio/any_io_executor.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,8 +15,9 @@
 #include "protocol/wire/reader.h"
 
 namespace weir::partitions {
+class Partition;
 class ReplicaManager;
-}
+}  // namespace weir::partitions
 
 namespace weir::handlers {
 
@@ -47,6 +49,17 @@ struct BrokerContext {
     [[nodiscard]] config::TopicConfig topic_config(std::string_view topic) const;
     [[nodiscard]] std::int32_t topic_max_message_bytes(std::string_view topic) const;
     [[nodiscard]] std::optional<std::string> topic_name_for_id(const Uuid& id) const;
+
+    // Kafka's ReplicaManager.getPartitionOrError: the partition if this broker
+    // hosts it; else NOT_LEADER_OR_FOLLOWER if `snapshot` knows it (its
+    // replicas are elsewhere: the client's metadata is stale), else
+    // UNKNOWN_TOPIC_OR_PARTITION.
+    struct LocalPartition {
+        std::shared_ptr<partitions::Partition> partition;
+        ErrorCode error = ErrorCode::none;
+    };
+    [[nodiscard]] LocalPartition local_partition(const metadata::MetadataSnapshot& snapshot,
+                                                 const TopicPartition& tp) const;
 };
 
 }  // namespace weir::handlers

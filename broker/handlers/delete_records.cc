@@ -21,9 +21,7 @@ struct Outcome {
 // ReplicaManager.deleteRecordsOnLocalLog + Partition.deleteRecordsOnLeader.
 Outcome delete_records(BrokerContext& broker, const metadata::MetadataSnapshot& snapshot, const std::string& topic,
                        std::int32_t partition, std::int64_t offset) {
-    auto info = snapshot.topic(topic);
-    if (!info || partition < 0 || static_cast<std::size_t>(partition) >= info->partitions.size())
-        return {ErrorCode::unknown_topic_or_partition};
+    if (!snapshot.contains({topic, partition})) return {ErrorCode::unknown_topic_or_partition};
     if (metadata::is_internal_topic(topic)) return {ErrorCode::invalid_topic_exception};
     auto found = broker.partitions.get({topic, partition});
     if (!found || !found->is_leader()) return {ErrorCode::not_leader_or_follower};

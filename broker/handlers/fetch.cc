@@ -88,10 +88,15 @@ void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Tar
     else if (limits.version >= 4)
         out.aborted_transactions.emplace();
     auto name = names.name(target.key);
-    if (name) target.partition = broker.partitions.get({*name, target.key.partition});
+    if (!name) {
+        out.error_code =
+            to_int(limits.version >= 13 ? ErrorCode::unknown_topic_id : ErrorCode::unknown_topic_or_partition);
+        return;
+    }
+    target.partition = broker.partitions.get({*name, target.key.partition});
     if (!target.partition)
-        out.error_code = static_cast<std::int16_t>(
-            limits.version >= 13 && !name ? ErrorCode::unknown_topic_id : ErrorCode::unknown_topic_or_partition);
+        out.error_code =
+            to_int(broker.local_partition(*broker.metadata.snapshot(), {*name, target.key.partition}).error);
 }
 
 bool is_zstd(const records::BatchHeader& header) { return header.compression() == records::Compression::zstd; }

@@ -13,13 +13,12 @@ Task<msg::OffsetForLeaderEpochResponse> handle(BrokerContext& broker, const Requ
     for (auto& topic : request.topics) {
         auto& topic_out = response.topics.emplace_back();
         topic_out.topic = topic.topic;
-        auto info = snapshot->topic(topic.topic);
         for (auto& p : topic.partitions) {
             auto& out = topic_out.partitions.emplace_back();
             out.partition = p.partition;
-            auto partition = info ? broker.partitions.get({topic.topic, p.partition}) : nullptr;
-            if (!partition || p.partition < 0 || static_cast<std::size_t>(p.partition) >= info->partitions.size()) {
-                out.error_code = to_int(ErrorCode::unknown_topic_or_partition);
+            auto [partition, error] = broker.local_partition(*snapshot, {topic.topic, p.partition});
+            if (!partition) {
+                out.error_code = to_int(error);
                 continue;
             }
             auto result = partition->last_offset_for_leader_epoch(p.current_leader_epoch, p.leader_epoch, true);

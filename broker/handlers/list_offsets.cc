@@ -18,25 +18,10 @@ using PartitionResponse = Response::ListOffsetsPartitionResponse;
 constexpr std::int32_t kConsumerReplicaId = -1;
 constexpr std::int32_t kDebuggingReplicaId = -2;
 
-// ReplicaManager.getPartitionOrException: the topic first, then whether this
-// broker hosts the partition; the partition checks epoch and leadership.
-std::shared_ptr<partitions::Partition> resolve(BrokerContext& broker, const metadata::MetadataSnapshot& snapshot,
-                                               const std::string& topic, std::int32_t partition, ErrorCode& error) {
-    auto info = snapshot.topic(topic);
-    if (!info || partition < 0 || static_cast<std::size_t>(partition) >= info->partitions.size()) {
-        error = ErrorCode::unknown_topic_or_partition;
-        return nullptr;
-    }
-    auto found = broker.partitions.get({topic, partition});
-    if (!found) error = ErrorCode::not_leader_or_follower;
-    return found;
-}
-
 void answer_v0(BrokerContext& broker, const metadata::MetadataSnapshot& snapshot,
                const msg::ListOffsetsRequest& request, const std::string& topic,
                const msg::ListOffsetsRequest::ListOffsetsPartition& in, PartitionResponse& out) {
-    ErrorCode error = ErrorCode::none;
-    auto partition = resolve(broker, snapshot, topic, in.partition_index, error);
+    auto [partition, error] = broker.local_partition(snapshot, {topic, in.partition_index});
     if (!partition) {
         out.error_code = to_int(error);
         return;
@@ -56,8 +41,7 @@ void answer_v0(BrokerContext& broker, const metadata::MetadataSnapshot& snapshot
 void answer(BrokerContext& broker, const metadata::MetadataSnapshot& snapshot, const msg::ListOffsetsRequest& request,
             std::int16_t version, const std::string& topic, const msg::ListOffsetsRequest::ListOffsetsPartition& in,
             PartitionResponse& out) {
-    ErrorCode error = ErrorCode::none;
-    auto partition = resolve(broker, snapshot, topic, in.partition_index, error);
+    auto [partition, error] = broker.local_partition(snapshot, {topic, in.partition_index});
     if (!partition) {
         out.error_code = to_int(error);
         return;
@@ -85,6 +69,12 @@ Task<msg::ListOffsetsResponse> handle(BrokerContext& broker, const RequestContex
                                       msg::ListOffsetsRequest request) {
     const auto version = ctx.version();
     auto snapshot = broker.metadata.snapshot();
+    // A client may name a topic created through another broker a moment ago,
+    // which this broker (its leader, say) has yet to learn. librdkafka takes
+    // UNKNOWN_TOPIC_OR_PARTITION here as final, so the topic is looked for
+    // first. Nothing is changed by this request, so waiting keeps no order.
+    for (const auto& topic : request.topics)
+        if (!snapshot->topic(topic.name)) snapshot = co_await broker.metadata.snapshot_showing(topic.name);
 
     std::set<std::pair<std::string, std::int32_t>> seen, duplicates;
     for (const auto& topic : request.topics)

@@ -30,6 +30,7 @@ Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& c
     msg::ProduceResponse response;
     const bool acks_valid = request.acks == 0 || request.acks == 1 || request.acks == kAcksAll;
     std::vector<AwaitingAcks> awaiting;
+    const auto snapshot = broker.metadata.snapshot();
     // Every partition is appended before the first suspension (the dispatch
     // order rule, broker/dispatch/dispatcher.h); only the acks=all wait suspends.
     response.responses.reserve(request.topic_data.size());
@@ -51,7 +52,11 @@ Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& c
             limits.acks_all = request.acks == kAcksAll;
             wire::ByteSpan records = partition.records ? partition.records->bytes() : wire::ByteSpan{};
             TopicPartition tp{topic.name, partition.index};
-            auto result = broker.partitions.produce(tp, records, limits);
+            partitions::ProduceResult result;
+            if (auto local = broker.local_partition(*snapshot, tp); local.partition)
+                result = broker.partitions.produce(tp, records, limits);
+            else
+                result.error = local.error;
             out.error_code = to_int(result.error);
             out.base_offset = result.base_offset;
             out.log_append_time_ms = result.log_append_time;

@@ -12,6 +12,7 @@
 #include "broker/config/config_types.h"
 #include "broker/config/dynamic_broker_config.h"
 #include "protocol/errors.h"
+#include "protocol/topic_partition.h"
 #include "protocol/uuid.h"
 
 namespace weir::metadata {
@@ -88,6 +89,11 @@ struct MetadataSnapshot {
     TopicPtr topic_by_id(const Uuid& id) const {
         auto it = topics_by_id.find(id);
         return it == topics_by_id.end() ? nullptr : it->second;
+    }
+    // Kafka's MetadataCache.contains(TopicPartition).
+    bool contains(const TopicPartition& tp) const {
+        auto t = topic(tp.topic);
+        return t && tp.partition >= 0 && static_cast<std::size_t>(tp.partition) < t->partitions.size();
     }
     const BrokerInfo* broker(std::int32_t id) const noexcept {
         for (const auto& b : brokers)
