@@ -2,9 +2,33 @@
 // the timers behind them, after Kafka's GroupCoordinator.
 #include "coordinator/group/group_manager.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
 namespace weir::coordinator {
+
+namespace {
+
+// KIP-800: what the client said, as Kafka prints it when it said nothing.
+std::string client_reason(const std::optional<std::string>& reason) { return reason.value_or("not provided"); }
+
+std::string instance_part(const std::optional<std::string>& instance_id) {
+    return instance_id ? " with group instance id " + *instance_id : std::string();
+}
+
+std::string leave_reason(const std::string& member_id, const std::optional<std::string>& reason) {
+    return fmt::format("Removing member {} on LeaveGroup; client reason: {}", member_id, client_reason(reason));
+}
+
+void log_leave(const Group& g, const std::string& member_id, const std::optional<std::string>& reason, Effects& out) {
+    out.logged.push_back({g.id(), fmt::format("Member {} has left group {} through explicit `LeaveGroup`; client "
+                                              "reason: {}",
+                                              member_id, g.id(), client_reason(reason))});
+}
+
+}  // namespace
 
 GroupManager::GroupManager(GroupConfig config, MemberIdGenerator ids) : config_(config), ids_(std::move(ids)) {}
 
@@ -207,7 +231,10 @@ void GroupManager::add_member_and_rebalance(TimeMs now, Group& g, RequestId id, 
     // A new member cannot heartbeat yet; bound how long its JoinGroup may
     // hold a slot if the client went away.
     schedule_heartbeat(now, g, added, config_.new_member_join_timeout_ms);
-    maybe_prepare_rebalance(now, g, out);
+    maybe_prepare_rebalance(now, g,
+                            fmt::format("Adding new member {}{}; client reason: {}", added.member_id,
+                                        instance_part(added.group_instance_id), client_reason(req.reason)),
+                            out);
 }
 
 void GroupManager::update_member_and_rebalance(TimeMs now, Group& g, Member& m, RequestId id, JoinRequest& req,
@@ -215,12 +242,16 @@ void GroupManager::update_member_and_rebalance(TimeMs now, Group& g, Member& m, 
     auto replaced = g.update_member(m, std::move(req.protocols), req.rebalance_timeout_ms, req.session_timeout_ms, id);
     // A retried JoinGroup supersedes the parked one; answer it so it is not left hanging.
     answer_join(replaced, JoinResult::failure(m.member_id, ErrorCode::rebalance_in_progress), out);
-    maybe_prepare_rebalance(now, g, out);
+    maybe_prepare_rebalance(now, g,
+                            fmt::format("Updating metadata for member {} during {}; client reason: {}", m.member_id,
+                                        state_name(g.state()), client_reason(req.reason)),
+                            out);
 }
 
 void GroupManager::update_static_member_and_rebalance(TimeMs now, Group& g, RequestId id, JoinRequest& req,
                                                       const std::string& old_id, std::string new_id, Effects& out) {
     auto previous_leader = g.leader();
+    const auto reason = client_reason(req.reason);
     std::optional<RequestId> fenced_join;
     std::optional<RequestId> fenced_sync;
     Member& m = g.replace_static_member(*req.group_instance_id, old_id, new_id, fenced_join, fenced_sync);
@@ -252,12 +283,21 @@ void GroupManager::update_static_member_and_rebalance(TimeMs now, Group& g, Requ
                 ps.replace = std::move(replace);
                 store_group(g, std::move(ps), nullptr, out);
             } else {
-                maybe_prepare_rebalance(now, g, out);
+                maybe_prepare_rebalance(
+                    now, g,
+                    fmt::format("Group's selected protocol will change because static member {} with instance id "
+                                "{} joined with change of protocol; client reason: {}",
+                                new_id, replace.instance_id, reason),
+                    out);
             }
             break;
         case GroupState::completing_rebalance:
             // The leader may be assigning to the old member id.
-            prepare_rebalance(now, g, out);
+            prepare_rebalance(now, g,
+                              fmt::format("Updating metadata for static member {} with instance id {}; client "
+                                          "reason: {}",
+                                          new_id, replace.instance_id, reason),
+                              out);
             break;
         case GroupState::preparing_rebalance:
             break;  // joins the rebalance under its new id
@@ -270,11 +310,14 @@ void GroupManager::update_static_member_and_rebalance(TimeMs now, Group& g, Requ
 
 // ---------------------------------------------------------------- rebalance
 
-void GroupManager::maybe_prepare_rebalance(TimeMs now, Group& g, Effects& out) {
-    if (g.can_rebalance()) prepare_rebalance(now, g, out);
+void GroupManager::maybe_prepare_rebalance(TimeMs now, Group& g, const std::string& reason, Effects& out) {
+    if (g.can_rebalance()) prepare_rebalance(now, g, reason, out);
 }
 
-void GroupManager::prepare_rebalance(TimeMs now, Group& g, Effects& out) {
+void GroupManager::prepare_rebalance(TimeMs now, Group& g, const std::string& reason, Effects& out) {
+    out.logged.push_back({g.id(), fmt::format("Preparing to rebalance group {} in state {} with old generation {} "
+                                              "(reason: {})",
+                                              g.id(), state_name(g.state()), g.generation_id, reason)});
     if (g.is(GroupState::completing_rebalance))
         reset_and_propagate_assignment_error(now, g, ErrorCode::rebalance_in_progress, out);
     g.clear_pending_sync_members();
@@ -320,11 +363,17 @@ void GroupManager::on_join_deadline(TimeMs now, Group& g, Effects& out) {
 void GroupManager::on_complete_join(TimeMs now, Group& g, Effects& out) {
     // Dynamic members that did not rejoin within the rebalance timeout are out;
     // static members stay (they may be restarting).
+    std::vector<std::string> dropped;
     for (const auto& id : g.not_yet_rejoined_members()) {
         if (g.find(id)->is_static()) continue;
-        if (auto removed = g.remove(id))
+        if (auto removed = g.remove(id)) {
             answer_sync(removed->awaiting_sync, SyncResult::failure(ErrorCode::unknown_member_id), out);
+            dropped.push_back(id);
+        }
     }
+    if (!dropped.empty())
+        out.logged.push_back({g.id(), fmt::format("Group {} removed dynamic members who haven't joined: [{}]", g.id(),
+                                                  fmt::join(dropped, ", "))});
     if (g.is(GroupState::dead)) return;
     if (!g.maybe_elect_new_joined_leader() && g.size() > 0) {
         // Nobody rejoined: wait another round until sessions expire.
@@ -335,6 +384,10 @@ void GroupManager::on_complete_join(TimeMs now, Group& g, Effects& out) {
         return;
     }
     g.init_next_generation(now);
+    out.logged.push_back({g.id(), g.is(GroupState::empty)
+                                      ? fmt::format("Group {} with generation {} is now empty", g.id(), g.generation_id)
+                                      : fmt::format("Stabilized group {} generation {} with {} members", g.id(),
+                                                    g.generation_id, g.size())});
     if (g.is(GroupState::empty)) {
         const std::map<std::string, wire::Bytes> none;
         PendingStore ps;
@@ -358,20 +411,28 @@ void GroupManager::on_sync_deadline(TimeMs now, Group& g, Effects& out) {
     if (!g.is(GroupState::completing_rebalance) && !g.is(GroupState::stable)) return;
     if (g.has_received_sync_from_all_members()) return;
     // Members that joined but never synced are gone (KIP-814-era DelayedSync).
+    std::vector<std::string> removed_ids;
     for (const auto& id : g.pending_sync_members()) {
-        if (auto removed = g.remove(id))
+        if (auto removed = g.remove(id)) {
             answer_join(removed->awaiting_join, JoinResult::failure("", ErrorCode::unknown_member_id), out);
+            removed_ids.push_back(id);
+        }
     }
-    prepare_rebalance(now, g, out);
+    prepare_rebalance(
+        now, g, fmt::format("Removing [{}] on pending sync request expiration", fmt::join(removed_ids, ", ")), out);
 }
 
 void GroupManager::on_heartbeat_expired(TimeMs now, Group& g, const std::string& member_id, Effects& out) {
     const Member* m = g.find(member_id);
     if (!m || m->survives_expiry()) return;
-    remove_member_and_update_group(now, g, member_id, out);
+    out.logged.push_back(
+        {g.id(), fmt::format("Member {} in group {} has failed, removing it from the group", member_id, g.id())});
+    remove_member_and_update_group(now, g, member_id,
+                                   fmt::format("removing member {} on heartbeat expiration", member_id), out);
 }
 
-void GroupManager::remove_member_and_update_group(TimeMs now, Group& g, const std::string& member_id, Effects& out) {
+void GroupManager::remove_member_and_update_group(TimeMs now, Group& g, const std::string& member_id,
+                                                  const std::string& reason, Effects& out) {
     Member* m = g.find(member_id);
     if (!m) return;
     // A new member may time out with its JoinGroup parked: tell it to rejoin.
@@ -384,7 +445,7 @@ void GroupManager::remove_member_and_update_group(TimeMs now, Group& g, const st
             break;
         case GroupState::stable:
         case GroupState::completing_rebalance:
-            maybe_prepare_rebalance(now, g, out);
+            maybe_prepare_rebalance(now, g, reason, out);
             break;
         case GroupState::preparing_rebalance:
             try_complete_join(now, g, out);
@@ -435,6 +496,11 @@ void GroupManager::sync(TimeMs now, RequestId id, SyncRequest req, Effects& out)
             g->remove_pending_sync_member(m.member_id);
             if (g->has_received_sync_from_all_members()) g->pending_sync.reset();
             if (g->is_leader(m.member_id)) {
+                out.logged.push_back(
+                    {g->id(),
+                     fmt::format("Assignment received from leader {} for group {} for generation {}. The "
+                                 "group has {} members, {} of which are static.",
+                                 m.member_id, g->id(), g->generation_id, g->size(), g->static_member_count())});
                 // Members the leader left out get an empty assignment.
                 std::map<std::string, wire::Bytes> assignment;
                 for (auto& [member, bytes] : req.assignments) assignment[member] = std::move(bytes);
@@ -480,7 +546,9 @@ void GroupManager::on_store_complete(TimeMs now, std::uint64_t store_id, ErrorCo
             if (!g->is(GroupState::completing_rebalance) || g->generation_id != ps.sync.generation) break;
             if (error != ErrorCode::none) {
                 reset_and_propagate_assignment_error(now, *g, error, out);
-                maybe_prepare_rebalance(now, *g, out);
+                maybe_prepare_rebalance(
+                    now, *g, fmt::format("Error {} when storing group assignment during SyncGroup", error_name(error)),
+                    out);
             } else {
                 set_and_propagate_assignment(now, *g, ps.sync.assignment, out);
                 g->transition_to(GroupState::stable, now);
@@ -598,7 +666,8 @@ LeaveResult GroupManager::leave(TimeMs now, const std::string& group_id, const s
             // Administrative removal by group.instance.id.
             auto current = lm.group_instance_id ? g->static_member_id(*lm.group_instance_id) : std::nullopt;
             if (current) {
-                remove_member_and_update_group(now, *g, *current, out);
+                log_leave(*g, *current, lm.reason, out);
+                remove_member_and_update_group(now, *g, *current, leave_reason(*current, lm.reason), out);
                 result.members.push_back(ErrorCode::none);
             } else {
                 result.members.push_back(ErrorCode::unknown_member_id);
@@ -609,7 +678,8 @@ LeaveResult GroupManager::leave(TimeMs now, const std::string& group_id, const s
         } else if (auto error = validate_current_member(*g, lm.member_id, lm.group_instance_id)) {
             result.members.push_back(*error);
         } else {
-            remove_member_and_update_group(now, *g, lm.member_id, out);
+            log_leave(*g, lm.member_id, lm.reason, out);
+            remove_member_and_update_group(now, *g, lm.member_id, leave_reason(lm.member_id, lm.reason), out);
             result.members.push_back(ErrorCode::none);
         }
     }

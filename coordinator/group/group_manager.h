@@ -149,14 +149,16 @@ private:
     [[nodiscard]] std::optional<ErrorCode> validate_current_member(const Group& g, const std::string& member_id,
                                                                    const std::optional<std::string>& instance_id) const;
 
-    void maybe_prepare_rebalance(TimeMs now, Group& g, Effects& out);
-    void prepare_rebalance(TimeMs now, Group& g, Effects& out);
+    // `reason` is logged, as Kafka's prepareRebalance logs its own.
+    void maybe_prepare_rebalance(TimeMs now, Group& g, const std::string& reason, Effects& out);
+    void prepare_rebalance(TimeMs now, Group& g, const std::string& reason, Effects& out);
     void try_complete_join(TimeMs now, Group& g, Effects& out);
     void on_complete_join(TimeMs now, Group& g, Effects& out);
     void on_join_deadline(TimeMs now, Group& g, Effects& out);
     void on_sync_deadline(TimeMs now, Group& g, Effects& out);
     void on_heartbeat_expired(TimeMs now, Group& g, const std::string& member_id, Effects& out);
-    void remove_member_and_update_group(TimeMs now, Group& g, const std::string& member_id, Effects& out);
+    void remove_member_and_update_group(TimeMs now, Group& g, const std::string& member_id, const std::string& reason,
+                                        Effects& out);
     void remove_pending_member_and_update_group(TimeMs now, Group& g, const std::string& member_id, Effects& out);
 
     void set_and_propagate_assignment(TimeMs now, Group& g, const std::map<std::string, wire::Bytes>& assignment,

@@ -1,5 +1,7 @@
 // Offsets, administration and loading: the group side of Kafka's
 // GroupMetadataManager and the admin APIs of its GroupCoordinator.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "coordinator/group/group_manager.h"
@@ -245,7 +247,12 @@ void GroupManager::load_group(
     for (const auto& [producer_id, pending] : pending_txn_offsets) g.add_pending_txn_offsets(producer_id, pending);
     // Members loaded from the log must show they are alive within a session.
     for (auto& [id, m] : g.members()) schedule_heartbeat(now, g, m, m.session_timeout_ms);
-    if (g.size() > static_cast<std::size_t>(config_.max_size)) prepare_rebalance(now, g, out);
+    if (g.size() > static_cast<std::size_t>(config_.max_size))
+        prepare_rebalance(now, g,
+                          fmt::format("Freshly-loaded group is over capacity ({}). Rebalancing in order to give a "
+                                      "chance for consumers to commit offsets",
+                                      config_.max_size),
+                          out);
 }
 
 void GroupManager::unload_groups(const std::function<bool(const std::string&)>& selected, Effects& out) {

@@ -53,6 +53,7 @@ struct JoinRequest {
     std::vector<Protocol> protocols;
     bool require_known_member_id = false;  // JoinGroup v4+
     bool support_skip_assignment = false;  // JoinGroup v9+
+    std::optional<std::string> reason;     // KIP-800, JoinGroup v8+: why the client (re)joins
 };
 
 struct JoinMember {
@@ -106,6 +107,7 @@ struct SyncResult {
 struct LeaveMember {
     std::string member_id;  // empty: remove by group instance id (admin)
     std::optional<std::string> group_instance_id;
+    std::optional<std::string> reason;  // KIP-800, LeaveGroup v5+
 };
 
 struct LeaveResult {
@@ -182,12 +184,22 @@ struct Tombstones {
 
 // What a call into the core asks the driver to do: answer parked requests and
 // persist group records.
+// A line Kafka's GroupCoordinator logs at INFO: rebalances begun and
+// completed and members lost, what an operator follows a group by. The
+// service writes it with the group's __consumer_offsets partition.
+struct GroupLogLine {
+    std::string group_id;
+    std::string text;
+    bool operator==(const GroupLogLine&) const = default;
+};
+
 struct Effects {
     std::vector<std::pair<RequestId, JoinResult>> joins;
     std::vector<std::pair<RequestId, SyncResult>> syncs;
     std::vector<StoreGroupRequest> stores;
+    std::vector<GroupLogLine> logged;
 
-    [[nodiscard]] bool empty() const { return joins.empty() && syncs.empty() && stores.empty(); }
+    [[nodiscard]] bool empty() const { return joins.empty() && syncs.empty() && stores.empty() && logged.empty(); }
 };
 
 }  // namespace weir::coordinator

@@ -133,6 +133,9 @@ void CoordinatorService::run(Effects effects) {
     while (!queue.empty()) {
         Effects fx = std::move(queue.front());
         queue.pop_front();
+        for (const auto& line : fx.logged)
+            logging::info("group coordinator: {} ({}-{})", line.text, store::kOffsetsTopic,
+                          partition_for(line.group_id));
         for (auto& [id, result] : fx.joins) {
             if (auto it = joins_.find(id); it != joins_.end()) {
                 it->second->complete(std::move(result));

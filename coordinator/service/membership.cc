@@ -41,6 +41,7 @@ Task<msg::JoinGroupResponse> CoordinatorService::join_group(const Ctx& ctx, msg:
         for (auto& p : r.protocols) in.protocols.push_back({std::move(p.name), std::move(p.metadata)});
         in.require_known_member_id = v >= 4;
         in.support_skip_assignment = v >= 9;
+        in.reason = std::move(r.reason);
         auto id = next_request_++;
         auto parked = std::make_shared<Parked<JoinResult>>(broker_.executor);
         joins_.emplace(id, parked);
@@ -122,9 +123,9 @@ Task<msg::LeaveGroupResponse> CoordinatorService::leave_group(const Ctx& ctx, ms
     msg::LeaveGroupResponse resp;
     std::vector<LeaveMember> members;
     if (v <= 2) {
-        members.push_back({r.member_id, std::nullopt});
+        members.push_back({r.member_id, std::nullopt, std::nullopt});
     } else {
-        for (const auto& m : r.members) members.push_back({m.member_id, m.group_instance_id});
+        for (const auto& m : r.members) members.push_back({m.member_id, m.group_instance_id, m.reason});
     }
     if (auto error = group_status(r.group_id, Api::leave)) {
         resp.error_code = to_int(*error);

@@ -106,6 +106,10 @@ protected:
     }
 
     void absorb(Effects fx) {
+        for (auto& line : fx.logged) {
+            EXPECT_EQ(line.group_id, "g");
+            logged_.push_back(std::move(line.text));
+        }
         for (auto& [id, r] : fx.joins) {
             EXPECT_FALSE(joins_.contains(id)) << "join " << id << " answered twice";
             joins_[id] = std::move(r);
@@ -185,6 +189,7 @@ protected:
     std::map<RequestId, SyncResult> syncs_;
     std::vector<StoreGroupRequest> stored_;
     std::vector<std::uint64_t> pending_stores_;
+    std::vector<std::string> logged_;  // the texts of Effects::logged, in order
 };
 
 }  // namespace weir::coordinator::test
