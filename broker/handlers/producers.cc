@@ -56,6 +56,7 @@ Task<msg::InitProducerIdResponse> handle(BrokerContext& broker, const RequestCon
 Task<msg::DescribeProducersResponse> handle(BrokerContext& broker, const RequestContext&,
                                             msg::DescribeProducersRequest request) {
     msg::DescribeProducersResponse response;
+    const auto snapshot = broker.metadata.snapshot();
     for (const auto& topic : request.topics) {
         auto& topic_out = response.topics.emplace_back();
         topic_out.name = topic.name;
@@ -63,9 +64,8 @@ Task<msg::DescribeProducersResponse> handle(BrokerContext& broker, const Request
             auto& out = topic_out.partitions.emplace_back();
             out.partition_index = index;
             // Kafka's ReplicaManager.activeProducerState: the leader answers.
-            auto partition = broker.partitions.get({topic.name, index});
-            const auto error = partition ? partition->check_leader(partitions::kNoLeaderEpoch, true)
-                                         : ErrorCode::unknown_topic_or_partition;
+            auto [partition, error] = broker.local_partition(*snapshot, {topic.name, index});
+            if (partition) error = partition->check_leader(partitions::kNoLeaderEpoch, true);
             if (error != ErrorCode::none) {
                 out.error_code = to_int(error);
                 continue;

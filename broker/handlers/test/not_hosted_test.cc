@@ -70,6 +70,14 @@ protected:
         return call(r, 3).topics.at(0).partitions.at(0).error_code;
     }
 
+    std::int16_t describe_producers_error(const std::string& topic, std::int32_t partition) {
+        msg::DescribeProducersRequest r;
+        auto& t = r.topics.emplace_back();
+        t.name = topic;
+        t.partition_indexes = {partition};
+        return call(r, 0).topics.at(0).partitions.at(0).error_code;
+    }
+
     std::int16_t delete_records_error(const std::string& topic, std::int32_t partition) {
         msg::DeleteRecordsRequest r;
         r.timeout_ms = 1000;
@@ -89,6 +97,7 @@ TEST_F(NotHostedTest, AKnownPartitionHostedElsewhereIsNotLed) {
     EXPECT_EQ(list_offsets_error("moved", 1, 4), kNotLeader);
     EXPECT_EQ(epoch_error("moved", 1), kNotLeader);
     EXPECT_EQ(delete_records_error("moved", 1), kNotLeader);
+    EXPECT_EQ(describe_producers_error("moved", 1), kNotLeader);
 }
 
 TEST_F(NotHostedTest, APartitionNobodyKnowsIsUnknown) {
@@ -101,6 +110,7 @@ TEST_F(NotHostedTest, APartitionNobodyKnowsIsUnknown) {
         EXPECT_EQ(list_offsets_error(topic, partition, 4), kUnknown);
         EXPECT_EQ(epoch_error(topic, partition), kUnknown);
         EXPECT_EQ(delete_records_error(topic, partition), kUnknown);
+        EXPECT_EQ(describe_producers_error(topic, partition), kUnknown);
     }
 }
 
@@ -110,6 +120,7 @@ TEST_F(NotHostedTest, TheHostedPartitionAnswers) {
     EXPECT_EQ(list_offsets_error("moved", 0, 4), 0);
     EXPECT_EQ(epoch_error("moved", 0), 0);
     EXPECT_EQ(delete_records_error("moved", 0), 0);
+    EXPECT_EQ(describe_producers_error("moved", 0), 0);
 }
 
 }  // namespace
