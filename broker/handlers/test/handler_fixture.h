@@ -37,6 +37,19 @@ inline wire::Bytes make_batch(int count, std::int64_t base_timestamp = 1000, std
     return records::build_batch(options, recs);
 }
 
+// Produce (acks=1) of `records` to one partition.
+inline msg::ProduceRequest produce_request(const std::string& topic, wire::Bytes records, std::int32_t partition = 0) {
+    msg::ProduceRequest r;
+    r.acks = 1;
+    r.timeout_ms = 1000;
+    auto& t = r.topic_data.emplace_back();
+    t.name = topic;
+    auto& p = t.partition_data.emplace_back();
+    p.index = partition;
+    p.records = wire::RecordsData(std::move(records));
+    return r;
+}
+
 class HandlerTest : public ::testing::Test {
 protected:
     static constexpr std::int32_t kBrokerId = 7;

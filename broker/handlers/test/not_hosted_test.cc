@@ -21,15 +21,8 @@ protected:
     }
 
     std::int16_t produce_error(const std::string& topic, std::int32_t partition) {
-        msg::ProduceRequest r;
-        r.acks = 1;
-        r.timeout_ms = 1000;
-        auto& t = r.topic_data.emplace_back();
-        t.name = topic;
-        auto& p = t.partition_data.emplace_back();
-        p.index = partition;
-        p.records = wire::RecordsData(make_batch(1));
-        const auto answer = call(r, 9).responses.at(0).partition_responses.at(0);
+        const auto answer =
+            call(produce_request(topic, make_batch(1), partition), 9).responses.at(0).partition_responses.at(0);
         EXPECT_EQ(answer.base_offset, answer.error_code == 0 ? 0 : -1);
         return answer.error_code;
     }

@@ -19,18 +19,6 @@ wire::Bytes batch_with_keys(const std::vector<std::optional<std::string>>& keys)
     return records::build_batch(options, recs);
 }
 
-msg::ProduceRequest produce_request(const std::string& topic, wire::Bytes records) {
-    msg::ProduceRequest r;
-    r.acks = 1;
-    r.timeout_ms = 1000;
-    auto& t = r.topic_data.emplace_back();
-    t.name = topic;
-    auto& p = t.partition_data.emplace_back();
-    p.index = 0;
-    p.records = wire::RecordsData(std::move(records));
-    return r;
-}
-
 class ProduceHandlerTest : public HandlerTest {
 protected:
     void SetUp() override {
