@@ -5,18 +5,20 @@ Only facts are carried over: names, types, versions, nullability, tags,
 defaults, flexible versions, api keys. Comments, "about" prose and Java-only
 hints (mapKey, entityType, ignorable, zeroCopy, listeners) are dropped.
 
-  import_kafka_spec.py [--specs DIR] OUT.def SpecName [SpecName ...]
-  import_kafka_spec.py [--specs DIR] --weir-set OUT_DIR     # regenerate protocol/defs/
+  import_kafka_spec.py --specs DIR OUT.def SpecName [SpecName ...]
+  import_kafka_spec.py --specs DIR --weir-set OUT_DIR     # regenerate protocol/defs/
+
+DIR holds Kafka's *.json specs: a Kafka source tree's
+clients/src/main/resources/common/message, or the copy the defs_match_specs
+test unpacks from a kafka-clients jar (build/kafka-specs/kafka-clients-VERSION).
+No single Kafka release has every version Weir serves (that test says why), so
+a file regenerated from one release can drop versions: read its diff.
 """
 import argparse
 import json
 import os
 import re
 import sys
-
-# Kafka's specs as the project keeps them beside the repository.
-DEFAULT_SPECS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
-                                             "kafka-protocol", "message-specs"))
 
 # The APIs Weir serves (file stem -> API name) plus the consumer data messages.
 WEIR_APIS = [
@@ -163,7 +165,7 @@ def write(path, text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--specs", default=DEFAULT_SPECS, help="Kafka message-specs directory")
+    ap.add_argument("--specs", required=True, help="directory of Kafka's message specs (*.json)")
     ap.add_argument("--weir-set", metavar="OUT_DIR", help="write every Weir definition file into OUT_DIR")
     ap.add_argument("out", nargs="?", help="output .def file")
     ap.add_argument("names", nargs="*", help="spec names, e.g. ProduceRequest ProduceResponse")
