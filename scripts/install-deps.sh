@@ -13,6 +13,7 @@ PACKAGES=(
   libzookeeper-mt-dev zookeeper
   clang libclang-rt-14-dev clang-format
   python3-kafka golang-go golang-github-shopify-sarama-dev
+  openjdk-17-jdk-headless maven
   chromium
 )
 

@@ -5,11 +5,36 @@
 # the libFuzzer targets run for a bounded time. Both modes end with librdkafka's
 # own integration suite (compat-tests/librdkafka-suite). Exits non-zero if
 # anything fails.
+#   scripts/test.sh          what CI runs (CI mode when CI or WEIR_TEST_FULL is set)
+#   scripts/test.sh --full   CI mode plus the rest of the client matrix (each Java
+#                            client version against one broker and three)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+matrix=
+case ${1:-} in
+  --full) matrix=full ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--full]" >&2; exit 2 ;;
+esac
 scripts/install-deps.sh
 
 full=${WEIR_TEST_FULL:-${CI:-}}
+[ -n "$matrix" ] && full=1
+
+# The Java client (kafka-clients, Kafka Streams, Kafka's own tools): every test
+# against one configuration, the newest 4.x against three brokers and 3.9
+# against one; --full runs both against one and three.
+java_clients() { # weir-binary out-dir
+  local st=0
+  echo "=== the Java client: kafka-clients, Kafka Streams and Kafka's own tools ==="
+  if [ -n "$matrix" ]; then
+    compat-tests/java/run --weir "$1" --out "$2" --clients 4.4.0,3.9.2 --brokers 1,3 || st=1
+  else
+    compat-tests/java/run --weir "$1" --out "$2" --clients 4.4.0 --brokers 3 || st=1
+    compat-tests/java/run --weir "$1" --out "$2" --clients 3.9.2 --brokers 1 || st=1
+  fi
+  return $st
+}
 jobs=${WEIR_JOBS:-2}
 status=0
 
@@ -54,6 +79,8 @@ if [ -n "$full" ]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   ctest --test-dir build-asan --timeout 600 -j"$jobs" --output-on-failure || status=1
 
+  java_clients build-asan/bin/weir build-asan/java-compat || status=1
+
   echo "=== librdkafka's own integration suite against one sanitized broker and against three over ZooKeeper ==="
   compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite \
     --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 || status=1
@@ -64,6 +91,8 @@ echo "=== build and run every test ==="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --timeout 600 -j"$jobs" --output-on-failure || status=1
+
+java_clients build/bin/weir build/java-compat || status=1
 
 echo "=== librdkafka's own integration suite against one broker and against three over ZooKeeper ==="
 compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite \

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -39,6 +40,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBindingFilter;
@@ -52,8 +54,11 @@ import org.apache.kafka.common.errors.SecurityDisabledException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -277,7 +282,38 @@ class AdminTest {
         // An API the broker does not advertise: the client raises UnsupportedVersionException.
         assertInstanceOf(UnsupportedVersionException.class,
                 failure(admin.describeClientQuotas(ClientQuotaFilter.all()).entities()));
+        assertInstanceOf(UnsupportedVersionException.class, failure(admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
+                new ClientQuotaEntity(Map.of(ClientQuotaEntity.USER, "alice")),
+                List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 1024.0))))).all()));
+        assertInstanceOf(UnsupportedVersionException.class,
+                failure(admin.describeUserScramCredentials().all()));
+        assertInstanceOf(UnsupportedVersionException.class,
+                failure(admin.listPartitionReassignments().reassignments()));
+        assertInstanceOf(UnsupportedVersionException.class,
+                failure(admin.electLeaders(ElectionType.PREFERRED, Set.of(new TopicPartition("any", 0))).all()));
         // Feature calls: answered from ApiVersions.
         assertNotNull(get(admin.describeFeatures().featureMetadata()));
+    }
+
+    /** The legacy AlterConfigs replaces a topic's whole set of overrides (Admin.alterConfigs, gone in 4.0). */
+    @Test
+    void legacyAlterConfigsReplacesEveryOverride() throws Exception {
+        Method legacy;
+        try {
+            legacy = Admin.class.getMethod("alterConfigs", Map.class);
+        } catch (NoSuchMethodException e) {
+            Assumptions.abort("kafka-clients " + System.getProperty("kafka.version") + " has no Admin.alterConfigs");
+            return;
+        }
+        String t = Clients.topic("legacy");
+        Clients.createTopic(cluster, t, 1, Map.of("cleanup.policy", "compact"));
+        ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, t);
+        Object result = legacy.invoke(admin, Map.of(r, new Config(List.of(new ConfigEntry("retention.ms", "1000")))));
+        get((KafkaFuture<?>) result.getClass().getMethod("all").invoke(result));
+        Config c = get(admin.describeConfigs(List.of(r)).all()).get(r);
+        assertEquals("1000", c.get("retention.ms").value());
+        assertEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, c.get("retention.ms").source());
+        assertEquals("delete", c.get("cleanup.policy").value(), "the override not named is gone");
+        assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG, c.get("cleanup.policy").source());
     }
 }
