@@ -86,7 +86,7 @@ Response::MetadataResponsePartition describe_partition(const metadata::Partition
     }
     if (local_offline(TopicPartition{topic, p.partition})) {
         // What Kafka's controller publishes once it has learnt of the failed
-        // log dir (no other replica here takes over: see the README).
+        // log dir (no other replica here takes over: see docs/operations.md, "A failed disk").
         const auto me = local_offline.broker_id;
         if (std::ranges::find(out.offline_replicas, me) == out.offline_replicas.end())
             out.offline_replicas.push_back(me);

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -154,10 +153,8 @@ class ConsumerTest {
         String topic = Clients.topic("killed");
         String group = Clients.topic("g");
         Clients.createTopic(cluster, topic, 4);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ChildConsumer.class.getName(), cluster.bootstrap(),
-                group, topic).redirectErrorStream(true).start();
+        Process child = new ProcessBuilder(Tool.jvm(ChildConsumer.class.getName(), cluster.bootstrap(), group, topic))
+                .redirectErrorStream(true).start();
         try (BufferedReader out =
                         new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;

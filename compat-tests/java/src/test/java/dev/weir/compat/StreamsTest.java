@@ -40,12 +40,10 @@ class StreamsTest {
         final List<String> output = new ArrayList<>();
 
         Instance(String app, Path stateDir, String... topics) throws IOException {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> argv = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", WordCountApp.class.getName(),
-                    cluster.bootstrap(), app, stateDir.toString()));
-            argv.addAll(List.of(topics));
-            process = new ProcessBuilder(argv).redirectErrorStream(true).start();
+            List<String> args = new ArrayList<>(List.of(cluster.bootstrap(), app, stateDir.toString()));
+            args.addAll(List.of(topics));
+            process = new ProcessBuilder(Tool.jvm(WordCountApp.class.getName(), args.toArray(String[]::new)))
+                    .redirectErrorStream(true).start();
             Thread reader = new Thread(() -> {
                 try (BufferedReader r = new BufferedReader(
                              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {

@@ -30,13 +30,19 @@ final class Tool {
         }
     }
 
-    static Process start(String mainClass, Path stdout, Path stderr, String... args) {
+    /** The command line that runs `mainClass` of the test classpath in a JVM of its own. */
+    static List<String> jvm(String mainClass, String... args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> argv = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", mainClass));
         argv.addAll(List.of(args));
+        return argv;
+    }
+
+    static Process start(String mainClass, Path stdout, Path stderr, String... args) {
         try {
-            return new ProcessBuilder(argv).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+            return new ProcessBuilder(jvm(mainClass, args)).redirectOutput(stdout.toFile()).redirectError(stderr.toFile())
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
