@@ -7,7 +7,8 @@
 # anything fails.
 #   scripts/test.sh          what CI runs (CI mode when CI or WEIR_TEST_FULL is set)
 #   scripts/test.sh --full   CI mode plus the rest of the client matrix (each Java
-#                            client version against one broker and three)
+#                            client version against one broker and three, and the
+#                            Java tests against Apache Kafka's broker as a check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 matrix=
@@ -29,6 +30,8 @@ java_clients() { # weir-binary out-dir
   echo "=== the Java client: kafka-clients, Kafka Streams and Kafka's own tools ==="
   if [ -n "$matrix" ]; then
     compat-tests/java/run --weir "$1" --out "$2" --clients 4.4.0,3.9.2 --brokers 1,3 || st=1
+    echo "=== the same Java tests against Apache Kafka 3.9.2: what they expect is what Kafka does ==="
+    compat-tests/java/run --kafka 3.9.2 --out "$2-kafka" --clients 4.4.0 --brokers 1,3 || st=1
   else
     compat-tests/java/run --weir "$1" --out "$2" --clients 4.4.0 --brokers 3 || st=1
     compat-tests/java/run --weir "$1" --out "$2" --clients 3.9.2 --brokers 1 || st=1

@@ -77,19 +77,19 @@ class BounceTest {
                 "--bootstrap-server", cluster.bootstrap(), "--topic", topic, "--group-id", group,
                 "--reset-policy", "earliest", "--session-timeout", "10000");
         try (Admin admin = Clients.admin(cluster)) {
-            WeirBroker.sleep(3000);
+            BrokerProcess.sleep(3000);
             for (int i = 0; i < cluster.brokerCount(); ++i) {
-                WeirBroker b = cluster.broker(i);
+                BrokerProcess b = cluster.broker(i);
                 if (i % 2 == 0) {
                     assertEquals(0, b.stop(), "broker " + b.id() + " shuts down cleanly");
                 } else {
                     b.kill();
                 }
-                WeirBroker.sleep(2000);
+                BrokerProcess.sleep(2000);
                 b.start();
                 assertTrue(Clients.await(() -> fullIsr(admin, topic, partitions), Duration.ofSeconds(90)),
                         "every replica back in sync after broker " + b.id() + "'s " + (i % 2 == 0 ? "SIGTERM" : "SIGKILL"));
-                WeirBroker.sleep(2000);
+                BrokerProcess.sleep(2000);
             }
         } finally {
             stopTool(producer);

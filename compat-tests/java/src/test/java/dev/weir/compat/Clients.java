@@ -137,7 +137,7 @@ final class Clients {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (condition.getAsBoolean()) return true;
-            WeirBroker.sleep(50);
+            BrokerProcess.sleep(50);
         }
         return condition.getAsBoolean();
     }

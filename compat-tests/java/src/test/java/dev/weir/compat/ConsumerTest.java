@@ -60,7 +60,8 @@ class ConsumerTest {
             }
             assertTrue(Clients.await(() -> balanced(members, 6, 2), Duration.ofSeconds(60)),
                     () -> "assignments " + assignments(members));
-            assertTrue(Clients.await(() -> consumed(members) >= 600, Duration.ofSeconds(60)));
+            assertTrue(Clients.await(() -> consumed(members) >= 600, Duration.ofSeconds(60)),
+                    () -> consumed(members) + " of 600 consumed; assignments " + assignments(members));
 
             // One member leaves: the other two own everything between them.
             members.remove(0).close();
@@ -131,7 +132,7 @@ class ConsumerTest {
             try {
                 assertTrue(Clients.await(() -> b2.assignment().equals(before), Duration.ofSeconds(30)),
                         () -> "b2 got " + b2.assignment() + " instead of " + before);
-                WeirBroker.sleep(3000);  // a rebalance, had there been one, would show by now
+                BrokerProcess.sleep(3000);  // a rebalance, had there been one, would show by now
                 assertEquals(aAssigned, a.assignedCalls(), "a was not reassigned");
                 assertEquals(aRevoked, a.revokedCalls(), "a lost nothing");
             } finally {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * The brokers a test class runs against: one embedded-metadata broker, or
+ * The brokers a test class runs against (Weir's, or Kafka's with -Dweir.target=kafka): one broker, or
  * (-Dweir.brokers=N) N brokers over a ZooKeeper of their own, with Kafka's
  * production defaults for internal topics (replication 3, transaction log
  * min ISR 2) and min.insync.replicas=2. Registered as a JUnit extension: the
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  */
 final class WeirCluster implements BeforeAllCallback, AfterAllCallback, TestWatcher {
     private final Map<String, String> extra;
-    private final List<WeirBroker> brokers = new ArrayList<>();
+    private final List<BrokerProcess> brokers = new ArrayList<>();
     private ZooKeeper zookeeper;
     private Path root;
     private boolean failed;
@@ -53,16 +53,16 @@ final class WeirCluster implements BeforeAllCallback, AfterAllCallback, TestWatc
         return brokers.size();
     }
 
-    WeirBroker broker(int index) {
+    BrokerProcess broker(int index) {
         return brokers.get(index);
     }
 
-    List<WeirBroker> brokers() {
+    List<BrokerProcess> brokers() {
         return brokers;
     }
 
     String bootstrap() {
-        return brokers.stream().map(WeirBroker::bootstrap).collect(Collectors.joining(","));
+        return brokers.stream().map(BrokerProcess::bootstrap).collect(Collectors.joining(","));
     }
 
     /** The replication factor topics get: three in a cluster, one alone. */
@@ -77,11 +77,19 @@ final class WeirCluster implements BeforeAllCallback, AfterAllCallback, TestWatc
         Map<String, String> common = new HashMap<>();
         common.put("num.partitions", "1");
         common.put("auto.create.topics.enable", "true");
-        if (n > 1) {
+        if (n == 1 && BrokerProcess.isKafka()) {
+            // Kafka's ZooKeeper mode needs a ZooKeeper even alone, and internal topics it can place.
+            common.put("offsets.topic.replication.factor", "1");
+            common.put("transaction.state.log.replication.factor", "1");
+            common.put("transaction.state.log.min.isr", "1");
+        }
+        if (n > 1 || BrokerProcess.isKafka()) {
             zookeeper = new ZooKeeper(root.resolve("zookeeper"));
             String connect = zookeeper.connect("/weir");
             common.put("zookeeper.connect", connect);
             common.put("zookeeper.session.timeout.ms", "6000");
+        }
+        if (n > 1) {
             common.put("default.replication.factor", "3");
             common.put("offsets.topic.replication.factor", "3");
             common.put("transaction.state.log.replication.factor", "3");
@@ -92,9 +100,9 @@ final class WeirCluster implements BeforeAllCallback, AfterAllCallback, TestWatc
         for (int id = 0; id < n; ++id) {
             Map<String, String> overrides = new HashMap<>(common);
             overrides.put("broker.id", Integer.toString(id));
-            brokers.add(new WeirBroker(id, root.resolve("broker-" + id), overrides));
+            brokers.add(new BrokerProcess(id, root.resolve("broker-" + id), overrides));
         }
-        for (WeirBroker b : brokers) b.start();
+        for (BrokerProcess b : brokers) b.start();
         awaitBrokers(n, Duration.ofSeconds(60));
     }
 
@@ -113,7 +121,7 @@ final class WeirCluster implements BeforeAllCallback, AfterAllCallback, TestWatc
                 }
                 if (System.nanoTime() > deadline)
                     throw new IllegalStateException("the cluster did not show " + n + " brokers within " + timeout);
-                WeirBroker.sleep(100);
+                BrokerProcess.sleep(100);
             }
         }
     }
@@ -121,7 +129,7 @@ final class WeirCluster implements BeforeAllCallback, AfterAllCallback, TestWatc
     @Override
     public void testFailed(ExtensionContext context, Throwable cause) {
         failed = true;
-        for (WeirBroker b : brokers) {
+        for (BrokerProcess b : brokers) {
             System.err.println("--- " + context.getDisplayName() + ": tail of broker " + b.id() + "'s log (" + b.log()
                     + ") ---\n" + b.logTail(60) + "\n--- end of broker " + b.id() + "'s log ---");
         }
@@ -130,7 +138,7 @@ final class WeirCluster implements BeforeAllCallback, AfterAllCallback, TestWatc
     @Override
     public void afterAll(ExtensionContext context) throws IOException {
         List<String> problems = new ArrayList<>();
-        for (WeirBroker b : brokers) {
+        for (BrokerProcess b : brokers) {
             Integer crashed = b.exitedOnItsOwn();
             if (crashed != null) {
                 problems.add("broker " + b.id() + " exited on its own with status " + crashed);
@@ -141,7 +149,7 @@ final class WeirCluster implements BeforeAllCallback, AfterAllCallback, TestWatc
         }
         if (zookeeper != null) zookeeper.close();
         if (!problems.isEmpty()) {
-            for (WeirBroker b : brokers) System.err.println("--- broker " + b.id() + " ---\n" + b.logTail(60));
+            for (BrokerProcess b : brokers) System.err.println("--- broker " + b.id() + " ---\n" + b.logTail(60));
             throw new AssertionError(String.join("; ", problems) + " (dirs kept under " + root + ")");
         }
         if (failed) {

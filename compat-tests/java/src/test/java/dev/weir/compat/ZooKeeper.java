@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /** Debian's ZooKeeper server (ZooKeeperServerMain) on a free 127.0.0.1 port, data in a directory of its own. */
 final class ZooKeeper implements AutoCloseable {
-    private final int port = WeirBroker.freePort();
+    private final int port = BrokerProcess.freePort();
     private final Process process;
 
     ZooKeeper(Path dir) {
@@ -44,7 +44,7 @@ final class ZooKeeper implements AutoCloseable {
                 close();
                 throw new IllegalStateException("ZooKeeper did not answer within 60 s");
             }
-            WeirBroker.sleep(50);
+            BrokerProcess.sleep(50);
         }
     }
 

@@ -17,11 +17,14 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One `weir serve` child process on its own free 127.0.0.1 port, with its
- * server.properties, data and log in a directory of its own. The port and
- * the data survive a restart, so a test can bounce it as an operator would.
+ * One broker child process on its own free 127.0.0.1 port, with its
+ * server.properties, data and log in a directory of its own: `weir serve`, or
+ * with -Dweir.target=kafka (and -Dkafka.libs=DIR) Apache Kafka's own broker
+ * run as kafka-server-start.sh runs it, so the same tests check that their
+ * expectations are Kafka's. The port and the data survive a restart, so a
+ * test can bounce it as an operator would.
  */
-final class WeirBroker {
+final class BrokerProcess {
     private final int id;
     private final Path dir;
     private final int port;
@@ -29,7 +32,7 @@ final class WeirBroker {
     private Process process;
     private int starts;
 
-    WeirBroker(int id, Path dir, Map<String, String> overrides) {
+    BrokerProcess(int id, Path dir, Map<String, String> overrides) {
         this.id = id;
         this.dir = dir;
         this.port = freePort();
@@ -40,11 +43,19 @@ final class WeirBroker {
             do {
                 admin = freePort();
             } while (admin == port);
-            Files.writeString(dir.resolve("server.properties"),
-                    "broker.id=" + id + "\n"
-                            + "listeners=PLAINTEXT://127.0.0.1:" + port + "\n"
-                            + "weir.admin.listener=http://127.0.0.1:" + admin + "\n"
-                            + "log.dirs=" + dataDir() + "\n");
+            String props = "broker.id=" + id + "\n"
+                    + "listeners=PLAINTEXT://127.0.0.1:" + port + "\n"
+                    + "log.dirs=" + dataDir() + "\n";
+            if (isKafka()) {
+                Files.writeString(dir.resolve("log4j.properties"),
+                        "log4j.rootLogger=INFO, stdout\n"
+                                + "log4j.appender.stdout=org.apache.log4j.ConsoleAppender\n"
+                                + "log4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n"
+                                + "log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n\n");
+            } else {
+                props += "weir.admin.listener=http://127.0.0.1:" + admin + "\n";
+            }
+            Files.writeString(dir.resolve("server.properties"), props);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -81,7 +92,16 @@ final class WeirBroker {
     /** Starts the process and waits (bounded) until its port accepts connections. */
     void start() {
         if (running()) throw new IllegalStateException("broker " + id + " already running");
-        List<String> argv = new ArrayList<>(List.of(binary(), "serve", dir.resolve("server.properties").toString()));
+        List<String> argv = new ArrayList<>();
+        if (isKafka()) {
+            // kafka-server-start.sh's heap and kafka-run-class.sh's collector.
+            argv.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1G", "-Xms1G",
+                    "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
+                    "-Dlog4j.configuration=file:" + dir.resolve("log4j.properties"), "-cp", kafkaLibs() + "/*",
+                    "kafka.Kafka", dir.resolve("server.properties").toString()));
+        } else {
+            argv.addAll(List.of(binary(), "serve", dir.resolve("server.properties").toString()));
+        }
         overrides.forEach((k, v) -> {
             argv.add("--override");
             argv.add(k + "=" + v);
@@ -96,23 +116,29 @@ final class WeirBroker {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!accepts(port)) {
             if (!process.isAlive())
-                throw new IllegalStateException("weir " + id + " exited at start with status "
+                throw new IllegalStateException("broker " + id + " exited at start with status "
                         + process.exitValue() + "\n" + logTail(40));
             if (System.nanoTime() > deadline)
-                throw new IllegalStateException("weir " + id + " did not listen within 30 s\n" + logTail(40));
+                throw new IllegalStateException("broker " + id + " did not listen within 60 s\n" + logTail(40));
             sleep(20);
         }
     }
 
-    /** SIGTERM and a bounded wait; the exit status (0 is a clean shutdown, -9 if it had to be killed). */
+    /**
+     * SIGTERM and a bounded wait; the exit status (0 is a clean shutdown, -9 if it had to be
+     * killed). A JVM that ran its shutdown hooks on SIGTERM exits 143: Kafka's clean shutdown.
+     */
     int stop() {
         if (!running()) throw new IllegalStateException("broker " + id + " is not running");
         process.destroy();
         try {
-            if (process.waitFor(30, TimeUnit.SECONDS)) return process.exitValue();
+            if (process.waitFor(60, TimeUnit.SECONDS)) {
+                int status = process.exitValue();
+                return isKafka() && status == 143 ? 0 : status;
+            }
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             return -9;
         } catch (InterruptedException e) {
@@ -144,6 +170,17 @@ final class WeirBroker {
         } catch (IOException e) {
             return "(no log: " + e + ")";
         }
+    }
+
+    /** True when the tests run against Apache Kafka's broker instead of Weir. */
+    static boolean isKafka() {
+        return System.getProperty("weir.target", "weir").equals("kafka");
+    }
+
+    static String kafkaLibs() {
+        Path p = Path.of(System.getProperty("kafka.libs", "")).toAbsolutePath().normalize();
+        if (!Files.isDirectory(p)) throw new IllegalStateException("no Kafka libs at " + p + " (-Dkafka.libs=...)");
+        return p.toString();
     }
 
     static String binary() {
