@@ -189,20 +189,22 @@ void GroupManager::do_current_member_join(TimeMs now, Group& g, RequestId id, Jo
     Member& m = *g.find(req.member_id);
     switch (g.state()) {
         case GroupState::preparing_rebalance:
-            update_member_and_rebalance(now, g, m, id, req, out);
+            update_member_and_rebalance(now, g, m, id, req, RejoinKind::joining, out);
             break;
         case GroupState::completing_rebalance:
             // Same metadata: the member probably lost the JoinGroup response.
             if (m.matches(req.protocols))
                 answer_join(id, current_generation_result(g, m.member_id, g.is_leader(m.member_id)), out);
             else
-                update_member_and_rebalance(now, g, m, id, req, out);
+                update_member_and_rebalance(now, g, m, id, req, RejoinKind::metadata_changed, out);
             break;
         case GroupState::stable:
             // A leader's JoinGroup forces a rebalance: it may have seen changes
             // (new topic partitions) the member metadata does not show.
-            if (g.is_leader(m.member_id) || !m.matches(req.protocols))
-                update_member_and_rebalance(now, g, m, id, req, out);
+            if (g.is_leader(m.member_id))
+                update_member_and_rebalance(now, g, m, id, req, RejoinKind::leader, out);
+            else if (!m.matches(req.protocols))
+                update_member_and_rebalance(now, g, m, id, req, RejoinKind::metadata_changed, out);
             else
                 answer_join(id, current_generation_result(g, m.member_id, false), out);
             break;
@@ -238,14 +240,27 @@ void GroupManager::add_member_and_rebalance(TimeMs now, Group& g, RequestId id, 
 }
 
 void GroupManager::update_member_and_rebalance(TimeMs now, Group& g, Member& m, RequestId id, JoinRequest& req,
-                                               Effects& out) {
+                                               RejoinKind kind, Effects& out) {
     auto replaced = g.update_member(m, std::move(req.protocols), req.rebalance_timeout_ms, req.session_timeout_ms, id);
     // A retried JoinGroup supersedes the parked one; answer it so it is not left hanging.
     answer_join(replaced, JoinResult::failure(m.member_id, ErrorCode::rebalance_in_progress), out);
-    maybe_prepare_rebalance(now, g,
-                            fmt::format("Updating metadata for member {} during {}; client reason: {}", m.member_id,
-                                        state_name(g.state()), client_reason(req.reason)),
-                            out);
+    // Kafka's GroupCoordinator words each case apart: operators read a
+    // leader's forced rebalance differently from a changed subscription.
+    std::string what;
+    switch (kind) {
+        case RejoinKind::joining:
+            what = fmt::format("Member {} joining group", m.member_id);
+            break;
+        case RejoinKind::metadata_changed:
+            what = fmt::format("Updating metadata for member {}", m.member_id);
+            break;
+        case RejoinKind::leader:
+            what = fmt::format("Leader {} re-joining group", m.member_id);
+            break;
+    }
+    maybe_prepare_rebalance(
+        now, g, fmt::format("{} during {}; client reason: {}", what, state_name(g.state()), client_reason(req.reason)),
+        out);
 }
 
 void GroupManager::update_static_member_and_rebalance(TimeMs now, Group& g, RequestId id, JoinRequest& req,

@@ -144,7 +144,10 @@ private:
                                   Effects& out);
     void update_static_member_and_rebalance(TimeMs now, Group& g, RequestId id, JoinRequest& req,
                                             const std::string& old_id, std::string new_id, Effects& out);
-    void update_member_and_rebalance(TimeMs now, Group& g, Member& m, RequestId id, JoinRequest& req, Effects& out);
+    // Why a current member's JoinGroup rebalances, for the log line.
+    enum class RejoinKind { joining, metadata_changed, leader };
+    void update_member_and_rebalance(TimeMs now, Group& g, Member& m, RequestId id, JoinRequest& req, RejoinKind kind,
+                                     Effects& out);
     JoinResult current_generation_result(const Group& g, const std::string& member_id, bool with_members) const;
     [[nodiscard]] std::optional<ErrorCode> validate_current_member(const Group& g, const std::string& member_id,
                                                                    const std::optional<std::string>& instance_id) const;

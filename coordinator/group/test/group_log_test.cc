@@ -38,15 +38,17 @@ TEST_F(GroupManagerTest, RebalancesAndLostMembersAreLogged) {
                            "members, 0 of which are static.",
                        }));
 
-    // A metadata change of a Stable member: the client's reason is kept.
+    // The leader's JoinGroup in a Stable group rebalances whatever it sends,
+    // and Kafka says so apart from a member's metadata change; the client's
+    // reason is kept.
     logged_.clear();
     auto changed = join_request(ids[0], std::nullopt, {{"range", subscription({"t", "u"})}});
     changed.reason = "subscription changed";
     join(changed);
     ASSERT_EQ(logged_.size(), 2u);
     EXPECT_EQ(logged_[0],
-              "Preparing to rebalance group g in state Stable with old generation 2 (reason: Updating metadata for "
-              "member client-1 during Stable; client reason: subscription changed)");
+              "Preparing to rebalance group g in state Stable with old generation 2 (reason: Leader client-1 "
+              "re-joining group during Stable; client reason: subscription changed)");
     EXPECT_EQ(logged_[1], "Stabilized group g generation 3 with 1 members");
     sync(ids[0], 3, {{ids[0], bytes("a")}});
 
@@ -58,6 +60,25 @@ TEST_F(GroupManagerTest, RebalancesAndLostMembersAreLogged) {
                            "member client-1 on heartbeat expiration)",
                            "Group g with generation 4 is now empty",
                        }));
+}
+
+TEST_F(GroupManagerTest, AFollowersChangedMetadataIsLoggedApartFromTheLeadersRejoin) {
+    auto ids = stable_group(2);
+    ASSERT_TRUE(group().is_leader(ids[0]));
+
+    // A follower rejoining with what it had: no rebalance, nothing logged.
+    logged_.clear();
+    join(join_request(ids[1]));
+    EXPECT_TRUE(logged_.empty());
+
+    // A follower with a new subscription.
+    auto changed = join_request(ids[1], std::nullopt, {{"range", subscription({"t", "u"})}});
+    changed.reason = "subscription changed";
+    join(changed);
+    ASSERT_FALSE(logged_.empty());
+    EXPECT_EQ(logged_[0],
+              "Preparing to rebalance group g in state Stable with old generation 1 (reason: Updating metadata for "
+              "member client-2 during Stable; client reason: subscription changed)");
 }
 
 TEST_F(GroupManagerTest, MembersThatDoNotRejoinOrSyncInTimeAreLogged) {
