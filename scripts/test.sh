@@ -6,9 +6,8 @@
 # own integration suite (compat-tests/librdkafka-suite). Exits non-zero if
 # anything fails.
 #   scripts/test.sh          what CI runs (CI mode when CI or WEIR_TEST_FULL is set)
-#   scripts/test.sh --full   CI mode plus the rest of the client matrix (each Java
-#                            client version against one broker and three, and the
-#                            Java tests against Apache Kafka's broker as a check)
+#   scripts/test.sh --full   CI mode plus the rest of the client matrix (see
+#                            client_suites below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 matrix=
@@ -22,19 +21,43 @@ scripts/install-deps.sh
 full=${WEIR_TEST_FULL:-${CI:-}}
 [ -n "$matrix" ] && full=1
 
-# The Java client (kafka-clients, Kafka Streams, Kafka's own tools): every test
-# against one configuration, the newest 4.x against three brokers and 3.9
-# against one; --full runs both against one and three.
-java_clients() { # weir-binary out-dir
-  local st=0
+# The real clients' own suites and scenarios against a built broker. librdkafka's
+# suite keeps the two cores about a third busy and takes longest, so the Java
+# client and franz-go run beside it; its output follows theirs.
+#   - librdkafka 2.0.2's suite (Debian 12's client) against one broker and three;
+#   - the Java client (kafka-clients, Kafka Streams, Kafka's tools): the newest 4.x
+#     against three brokers and 3.9 against one;
+#   - franz-go's own tests against one broker.
+# --full adds the rest of the matrix: librdkafka 2.14's suite against one and
+# three, each Java version and franz-go against one and three, and the Java
+# tests against Apache Kafka's broker to check what they expect.
+client_suites() { # weir-binary out-dir
+  local bin=$1 out=$2 st=0 suite
+  mkdir -p "$out"
+  compat-tests/librdkafka-suite/run-suite --weir "$bin" --out "$out/librdkafka-suite" \
+    --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 \
+    >"$out/librdkafka-suite.log" 2>&1 &
+  suite=$!
   echo "=== the Java client: kafka-clients, Kafka Streams and Kafka's own tools ==="
   if [ -n "$matrix" ]; then
-    compat-tests/java/run --weir "$1" --out "$2" --clients 4.4.0,3.9.2 --brokers 1,3 || st=1
-    echo "=== the same Java tests against Apache Kafka 3.9.2: what they expect is what Kafka does ==="
-    compat-tests/java/run --kafka 3.9.2 --out "$2-kafka" --clients 4.4.0 --brokers 1,3 || st=1
+    compat-tests/java/run --weir "$bin" --out "$out/java-compat" --clients 4.4.0,3.9.2 --brokers 1,3 || st=1
   else
-    compat-tests/java/run --weir "$1" --out "$2" --clients 4.4.0 --brokers 3 || st=1
-    compat-tests/java/run --weir "$1" --out "$2" --clients 3.9.2 --brokers 1 || st=1
+    compat-tests/java/run --weir "$bin" --out "$out/java-compat" --clients 4.4.0 --brokers 3 || st=1
+    compat-tests/java/run --weir "$bin" --out "$out/java-compat" --clients 3.9.2 --brokers 1 || st=1
+  fi
+  echo "=== franz-go's own integration tests ==="
+  local sizes=1
+  [ -n "$matrix" ] && sizes=1,3
+  compat-tests/go/run-franz-go --weir "$bin" --out "$out/franz-go" --brokers "$sizes" --retries 1 || st=1
+  echo "=== librdkafka 2.0.2's own integration suite against one broker and against three over ZooKeeper ==="
+  wait "$suite" || st=1
+  cat "$out/librdkafka-suite.log"
+  if [ -n "$matrix" ]; then
+    echo "=== librdkafka 2.14.2's own integration suite against one broker and against three ==="
+    compat-tests/librdkafka-suite/run-suite --suite 2.14.2 --weir "$bin" --out "$out/librdkafka-suite-2.14" \
+      --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 || st=1
+    echo "=== the same Java tests against Apache Kafka 3.9.2: what they expect is what Kafka does ==="
+    compat-tests/java/run --kafka 3.9.2 --out "$out/java-compat-kafka" --clients 4.4.0 --brokers 1,3 || st=1
   fi
   return $st
 }
@@ -82,11 +105,7 @@ if [ -n "$full" ]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   ctest --test-dir build-asan --timeout 600 -j"$jobs" --output-on-failure || status=1
 
-  java_clients build-asan/bin/weir build-asan/java-compat || status=1
-
-  echo "=== librdkafka's own integration suite against one sanitized broker and against three over ZooKeeper ==="
-  compat-tests/librdkafka-suite/run-suite --weir build-asan/bin/weir --out build-asan/librdkafka-suite \
-    --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 || status=1
+  client_suites build-asan/bin/weir build-asan || status=1
   exit $status
 fi
 
@@ -95,9 +114,5 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_WERROR=ON 
 cmake --build build -j"$jobs"
 ctest --test-dir build --timeout 600 -j"$jobs" --output-on-failure || status=1
 
-java_clients build/bin/weir build/java-compat || status=1
-
-echo "=== librdkafka's own integration suite against one broker and against three over ZooKeeper ==="
-compat-tests/librdkafka-suite/run-suite --weir build/bin/weir --out build/librdkafka-suite \
-  --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 || status=1
+client_suites build/bin/weir build || status=1
 exit $status
