@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -32,6 +33,51 @@ const ProcessResult& build_sarama() {
         return r;
     }();
     return result;
+}
+
+std::string weir_cache_dir() {
+    auto env = [](const char* name) -> std::string {
+        const char* v = std::getenv(name);
+        return v ? v : "";
+    };
+    if (!env("WEIR_CACHE_DIR").empty()) return env("WEIR_CACHE_DIR");
+    if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/weir";
+    return env("HOME") + "/.cache/weir";
+}
+
+std::string sarama_modern_binary() {
+    return (std::filesystem::path(WEIR_COMPAT_BINARY_DIR) / "sarama-modern").string();
+}
+
+const ProcessResult& build_sarama_modern() {
+    static const ProcessResult result = [] {
+        using namespace std::chrono_literals;
+        if (std::string(WEIR_GO).empty()) {
+            ProcessResult r;
+            r.err = "go not found at configure time";
+            return r;
+        }
+        const std::filesystem::path bin_dir = WEIR_COMPAT_BINARY_DIR;
+        const std::string cache = weir_cache_dir();
+        const std::string tmp = sarama_modern_binary() + ".tmp." + std::to_string(::getpid());
+        // GOFLAGS=-modcacherw: the module cache stays removable by rm -rf.
+        auto r = run_process({WEIR_GO, "build", "-o", tmp, "."}, 280s,
+                             {.env = {{"GO111MODULE", "on"},
+                                      {"GOTOOLCHAIN", "auto"},
+                                      {"GOFLAGS", "-modcacherw -mod=readonly"},
+                                      {"GOMODCACHE", cache + "/gomod"},
+                                      {"GOCACHE", (bin_dir / "gocache-modern").string()},
+                                      {"CGO_ENABLED", "0"}},
+                              .cwd = std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / "sarama-modern"});
+        if (r.exit_code == 0) std::filesystem::rename(tmp, sarama_modern_binary());
+        return r;
+    }();
+    return result;
+}
+
+ProcessResult run_sarama_modern(std::vector<std::string> args, std::chrono::milliseconds timeout) {
+    args.insert(args.begin(), sarama_modern_binary());
+    return run_process(args, timeout);
 }
 
 ProcessResult run_sarama(std::vector<std::string> args, std::chrono::milliseconds timeout) {

@@ -1,6 +1,8 @@
 #pragma once
-// The Sarama driver (compat-tests/sarama/main.go): an offline GOPATH-mode build
-// against Debian's golang-github-shopify-sarama-dev, and its output lines.
+// The Sarama drivers: compat-tests/sarama/main.go, an offline GOPATH-mode
+// build against Debian's golang-github-shopify-sarama-dev, and
+// compat-tests/sarama-modern, a module-mode build of IBM Sarama at the version
+// its go.mod pins; and their output lines, which are the same.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -18,6 +20,18 @@ std::string sarama_binary();
 
 // Runs the driver: `args` are its flags and mode, as in main.go's usage.
 ProcessResult run_sarama(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// Builds compat-tests/sarama-modern once per process, with its modules from
+// the Go module proxy (GOMODCACHE and GOCACHE in the weir cache directory
+// scripts/install-deps.sh fills: $WEIR_CACHE_DIR, else $XDG_CACHE_HOME/weir,
+// else ~/.cache/weir). The go command fetches the toolchain go.mod names when
+// it is older (Go 1.21 and later do; Debian 12's 1.19 cannot).
+const ProcessResult& build_sarama_modern();
+std::string sarama_modern_binary();
+ProcessResult run_sarama_modern(std::vector<std::string> args,
+                                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+// The cache directory above.
+std::string weir_cache_dir();
 
 // "produced P OFFSET KEY VALUE TS_MS" and "consumed P OFFSET KEY VALUE TS_MS HEADERS".
 struct SaramaLine {
