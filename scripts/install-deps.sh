@@ -93,9 +93,10 @@ librdkafka_source 2.14.2 2.14.2-1 sid --skip-patches
 # them, and kafka-python 3 and confluent-kafka (whose wheel carries its own
 # librdkafka) in a virtualenv made from Debian's python3.
 clients_cache=${WEIR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/weir}
-if command -v go >/dev/null; then
+# Its go.mod needs Go 1.26, the toolchain compat-tests/go/go-toolchain pins.
+if modern_go=$("$(dirname "$0")/../compat-tests/go/go-toolchain"); then
   (cd "$(dirname "$0")/../compat-tests/sarama-modern" &&
-    GOMODCACHE=$clients_cache/gomod GOFLAGS=-modcacherw go mod download) ||
+    GOMODCACHE=$clients_cache/gomod GOFLAGS=-modcacherw GOTOOLCHAIN=local "$modern_go" mod download) ||
     echo "could not download compat-tests/sarama-modern's Go modules" >&2
 fi
 clients_venv=$clients_cache/venv-clients

@@ -52,18 +52,20 @@ std::string sarama_modern_binary() {
 const ProcessResult& build_sarama_modern() {
     static const ProcessResult result = [] {
         using namespace std::chrono_literals;
-        if (std::string(WEIR_GO).empty()) {
-            ProcessResult r;
-            r.err = "go not found at configure time";
-            return r;
-        }
+        // The module needs Go 1.26: the pinned toolchain franz-go's runner uses too,
+        // fetched through the module proxy by whatever go the machine has.
+        const std::filesystem::path source = WEIR_COMPAT_SOURCE_DIR;
+        auto toolchain = run_process({(source / "go" / "go-toolchain").string()}, 900s);
+        if (toolchain.exit_code != 0) return toolchain;
+        std::string go = toolchain.out;
+        while (!go.empty() && (go.back() == '\n' || go.back() == ' ')) go.pop_back();
         const std::filesystem::path bin_dir = WEIR_COMPAT_BINARY_DIR;
         const std::string cache = weir_cache_dir();
         const std::string tmp = sarama_modern_binary() + ".tmp." + std::to_string(::getpid());
         // GOFLAGS=-modcacherw: the module cache stays removable by rm -rf.
-        auto r = run_process({WEIR_GO, "build", "-o", tmp, "."}, 280s,
+        auto r = run_process({go, "build", "-o", tmp, "."}, 280s,
                              {.env = {{"GO111MODULE", "on"},
-                                      {"GOTOOLCHAIN", "auto"},
+                                      {"GOTOOLCHAIN", "local"},
                                       {"GOFLAGS", "-modcacherw -mod=readonly"},
                                       {"GOMODCACHE", cache + "/gomod"},
                                       {"GOCACHE", (bin_dir / "gocache-modern").string()},
