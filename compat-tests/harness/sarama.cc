@@ -4,11 +4,27 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 namespace weir::compat {
 
 std::string sarama_binary() { return (std::filesystem::path(WEIR_COMPAT_BINARY_DIR) / "sarama-compat").string(); }
+
+namespace {
+
+// `go build` of one driver directory into `binary`, through a temp file renamed
+// into place: test processes (ctest -j) build concurrently.
+ProcessResult go_build(const std::string& go, const std::string& dir, const std::string& binary,
+                       std::chrono::milliseconds timeout, std::map<std::string, std::string> env) {
+    const std::string tmp = binary + ".tmp." + std::to_string(::getpid());
+    auto r = run_process({go, "build", "-o", tmp, "."}, timeout,
+                         {.env = std::move(env), .cwd = std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / dir});
+    if (r.exit_code == 0) std::filesystem::rename(tmp, binary);
+    return r;
+}
+
+}  // namespace
 
 const ProcessResult& build_sarama() {
     static const ProcessResult result = [] {
@@ -19,18 +35,13 @@ const ProcessResult& build_sarama() {
             return r;
         }
         const std::filesystem::path bin_dir = WEIR_COMPAT_BINARY_DIR;
-        const std::string tmp = sarama_binary() + ".tmp." + std::to_string(::getpid());
-        auto r = run_process({WEIR_GO, "build", "-o", tmp, "."}, 200s,
-                             {.env = {{"GO111MODULE", "off"},
-                                      {"GOPATH", WEIR_GOPATH},
-                                      {"GOFLAGS", ""},
-                                      {"GOPROXY", "off"},
-                                      {"GOCACHE", (bin_dir / "gocache").string()},
-                                      {"CGO_ENABLED", "1"}},
-                              .cwd = std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / "sarama"});
-        // Atomic, as test processes (ctest -j) build concurrently.
-        if (r.exit_code == 0) std::filesystem::rename(tmp, sarama_binary());
-        return r;
+        return go_build(WEIR_GO, "sarama", sarama_binary(), 200s,
+                        {{"GO111MODULE", "off"},
+                         {"GOPATH", WEIR_GOPATH},
+                         {"GOFLAGS", ""},
+                         {"GOPROXY", "off"},
+                         {"GOCACHE", (bin_dir / "gocache").string()},
+                         {"CGO_ENABLED", "1"}});
     }();
     return result;
 }
@@ -60,19 +71,14 @@ const ProcessResult& build_sarama_modern() {
         std::string go = toolchain.out;
         while (!go.empty() && (go.back() == '\n' || go.back() == ' ')) go.pop_back();
         const std::filesystem::path bin_dir = WEIR_COMPAT_BINARY_DIR;
-        const std::string cache = weir_cache_dir();
-        const std::string tmp = sarama_modern_binary() + ".tmp." + std::to_string(::getpid());
         // GOFLAGS=-modcacherw: the module cache stays removable by rm -rf.
-        auto r = run_process({go, "build", "-o", tmp, "."}, 280s,
-                             {.env = {{"GO111MODULE", "on"},
-                                      {"GOTOOLCHAIN", "local"},
-                                      {"GOFLAGS", "-modcacherw -mod=readonly"},
-                                      {"GOMODCACHE", cache + "/gomod"},
-                                      {"GOCACHE", (bin_dir / "gocache-modern").string()},
-                                      {"CGO_ENABLED", "0"}},
-                              .cwd = std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / "sarama-modern"});
-        if (r.exit_code == 0) std::filesystem::rename(tmp, sarama_modern_binary());
-        return r;
+        return go_build(go, "sarama-modern", sarama_modern_binary(), 280s,
+                        {{"GO111MODULE", "on"},
+                         {"GOTOOLCHAIN", "local"},
+                         {"GOFLAGS", "-modcacherw -mod=readonly"},
+                         {"GOMODCACHE", weir_cache_dir() + "/gomod"},
+                         {"GOCACHE", (bin_dir / "gocache-modern").string()},
+                         {"CGO_ENABLED", "0"}});
     }();
     return result;
 }

@@ -21,11 +21,11 @@ std::string sarama_binary();
 // Runs the driver: `args` are its flags and mode, as in main.go's usage.
 ProcessResult run_sarama(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
-// Builds compat-tests/sarama-modern once per process, with its modules from
-// the Go module proxy (GOMODCACHE and GOCACHE in the weir cache directory
-// scripts/install-deps.sh fills: $WEIR_CACHE_DIR, else $XDG_CACHE_HOME/weir,
-// else ~/.cache/weir). The go command fetches the toolchain go.mod names when
-// it is older (Go 1.21 and later do; Debian 12's 1.19 cannot).
+// Builds compat-tests/sarama-modern once per process with the Go toolchain
+// compat-tests/go/go-toolchain pins (its go.mod needs Go 1.26), its modules
+// from the Go module proxy in GOMODCACHE under the weir cache directory
+// scripts/install-deps.sh fills ($WEIR_CACHE_DIR, else $XDG_CACHE_HOME/weir,
+// else ~/.cache/weir), GOCACHE in the build tree.
 const ProcessResult& build_sarama_modern();
 std::string sarama_modern_binary();
 ProcessResult run_sarama_modern(std::vector<std::string> args,
