@@ -249,6 +249,13 @@ std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp
     load.open_files = open_files_;
     try {
         return with_storage_errors([&] {
+            // The dir's checkpoints may still hold a removed log of the same
+            // name (see remove): its recovery point, log start and cleaner
+            // offsets must not be read back for this one after a crash.
+            const auto& d = dirs_[best];
+            if ((d.written && (d.written->first.contains(tp) || d.written->second.contains(tp))) ||
+                (d.cleaner_written && d.cleaner_written->contains(tp)))
+                write_checkpoints(best);
             auto log = std::make_shared<PartitionLog>(path, tp, config, load);
             sync_dir(dirs_[best].path);
             attach(tp, log, best);
@@ -315,21 +322,19 @@ bool LogManager::remove(const TopicPartition& tp) {
     logs_.erase(it);
     cleaner_.forget(tp);
     entry.log->set_checkpoint_hook({});
-    entry.log->release();
+    entry.log->mark_deleted();
     dirs_[entry.dir].stale = true;
     if (dirs_[entry.dir].health->offline()) {
         // Its disk failed: forget it; whatever is left there is not served again.
-        std::error_code ignored;
-        std::filesystem::remove_all(entry.log->dir(), ignored);
+        deleter_.remove(entry.log->dir());
         return true;
     }
+    // No fsync of the rename: a log that comes back after a crash belongs to
+    // a topic the metadata no longer has, and goes at startup (BrokerCore).
     auto deleted =
         dirs_[entry.dir].path / (partition_dir_name(tp) + "." + random_hex32() + std::string(kDeleteDirSuffix));
     std::filesystem::rename(entry.log->dir(), deleted);
-    sync_dir(dirs_[entry.dir].path);
-    entry.log->destroy();
-    std::filesystem::remove_all(deleted);
-    write_checkpoints(entry.dir);
+    deleter_.remove(std::move(deleted));
     return true;
 }
 

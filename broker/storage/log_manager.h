@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "broker/storage/checkpoint_file.h"
+#include "broker/storage/dir_deleter.h"
 #include "broker/storage/file.h"
 #include "broker/storage/log_cleaner_manager.h"
 #include "broker/storage/log_config.h"
@@ -66,7 +67,12 @@ public:
     std::shared_ptr<PartitionLog> get_or_create(const TopicPartition& tp, const LogConfig& config);
     // Deletes the partition's data; false if it does not exist. Holders of the
     // shared_ptr see a deleted log (reads return UNKNOWN_TOPIC_OR_PARTITION).
+    // Kafka's asyncDelete: the directory is renamed to `-delete` and removed
+    // in the background; the checkpoints follow at the next checkpoint(), so
+    // a request deleting many partitions writes them once, not once each.
     bool remove(const TopicPartition& tp);
+    // Returns once the directories of every log removed so far are gone.
+    void wait_for_deletions() { deleter_.wait(); }
     [[nodiscard]] std::vector<TopicPartition> partitions() const;
     [[nodiscard]] std::vector<std::filesystem::path> log_dirs() const;
     // The log dir holding `tp`, or empty.
@@ -168,6 +174,7 @@ private:
     std::map<TopicPartition, Entry> logs_;
     LogCleanerManager cleaner_;
     bool shut_down_ = false;
+    DirDeleter deleter_;
 };
 
 }  // namespace weir::storage

@@ -504,11 +504,10 @@ void PartitionLog::move_to_budget(const std::shared_ptr<OpenFiles>& budget) noex
     for (auto& [base, segment] : segments_) segment.move_to_budget(budget);
 }
 
-void PartitionLog::destroy() {
+void PartitionLog::mark_deleted() noexcept {
     ++segments_generation_;
     release();
     segments_.clear();
-    std::filesystem::remove_all(dir_);
     state_ = State::deleted;
 }
 

@@ -156,8 +156,9 @@ public:
     // Closes its open files and counts them against `budget` from now on
     // (see OpenFiles::Entry::move_to).
     void move_to_budget(const std::shared_ptr<OpenFiles>& budget) noexcept;
-    // Kafka's Log.delete(): release and remove the directory.
-    void destroy();
+    // The LogManager has moved the directory away to delete it: drops the
+    // segments, and holders of this log see it deleted from now on.
+    void mark_deleted() noexcept;
     [[nodiscard]] bool is_open() const { return state_ == State::open; }
 
     [[nodiscard]] std::uint64_t size_bytes() const;

@@ -172,6 +172,8 @@ TEST_F(Manager, RemoveDeletesDataAndLeftoverDeleteDirsGoAtStartup) {
         EXPECT_FALSE(manager->remove({"gone", 0}));
         EXPECT_FALSE(manager->get({"gone", 0}));
         EXPECT_EQ(log->read(0).error, ErrorCode::unknown_topic_or_partition);
+        EXPECT_FALSE(std::filesystem::exists(parent / "gone-0"));
+        manager->wait_for_deletions();
         for (const auto& e : std::filesystem::directory_iterator(parent)) EXPECT_FALSE(e.is_directory()) << e.path();
         manager->shutdown();
     }
@@ -181,6 +183,33 @@ TEST_F(Manager, RemoveDeletesDataAndLeftoverDeleteDirsGoAtStartup) {
     auto manager = open();
     EXPECT_FALSE(std::filesystem::exists(stale));
     EXPECT_TRUE(manager->partitions().empty());
+}
+
+TEST_F(Manager, ALogRecreatedAfterRemovalDoesNotInheritItsCheckpoints) {
+    const TopicPartition tp{"again", 0};
+    auto manager = open({dirs[0]});
+    auto old = manager->get_or_create(tp, test::small_segments());
+    test::append_batches(*old, 5);
+    old->flush();
+    manager->checkpoint();
+    ASSERT_EQ(read_checkpoint_file(dirs[0] / kRecoveryPointCheckpointFile).at(tp), 20);
+    ASSERT_TRUE(manager->remove(tp));
+    // Recreated before the next periodic checkpoint: a crash now must not
+    // give the new, empty log the old one's recovery point.
+    auto fresh = manager->get_or_create(tp, test::small_segments());
+    EXPECT_FALSE(read_checkpoint_file(dirs[0] / kRecoveryPointCheckpointFile).contains(tp));
+    EXPECT_FALSE(read_checkpoint_file(dirs[0] / kLogStartOffsetCheckpointFile).contains(tp));
+    EXPECT_EQ(fresh->log_end_offset(), 0);
+}
+
+TEST_F(Manager, RemovalsWriteTheCheckpointsOnceAtTheNextCheckpoint) {
+    auto manager = open({dirs[0]});
+    for (int p = 0; p < 3; ++p) test::append_batches(*manager->get_or_create({"many", p}, test::small_segments()), 2);
+    manager->checkpoint();
+    for (int p = 0; p < 3; ++p) ASSERT_TRUE(manager->remove({"many", p}));
+    EXPECT_EQ(read_checkpoint_file(dirs[0] / kLogStartOffsetCheckpointFile).size(), 3u);
+    manager->checkpoint();
+    EXPECT_TRUE(read_checkpoint_file(dirs[0] / kLogStartOffsetCheckpointFile).empty());
 }
 
 TEST_F(Manager, NonPartitionDirsAreIgnored) {

@@ -339,11 +339,10 @@ TEST_F(Fixture, TimeBasedRoll) {
     EXPECT_EQ(log->segment_base_offsets().back(), 2);
 }
 
-TEST_F(Fixture, DestroyRemovesDirectoryAndClosedLogRefusesWork) {
+TEST_F(Fixture, ADeletedLogRefusesWork) {
     auto log = open();
     append(*log);
-    log->destroy();
-    EXPECT_FALSE(std::filesystem::exists(dir));
+    log->mark_deleted();
     EXPECT_EQ(log->read(0).error, ErrorCode::unknown_topic_or_partition);
     auto batch = test::make_batch(1);
     EXPECT_THROW(log->append(batch), StorageError);

@@ -122,9 +122,9 @@ TEST_F(ZeroCopyRead, TheRegionOutlivesItsDeletedLog) {
     options.zero_copy = true;
     auto r = log->read(0, options);
     ASSERT_TRUE(r.region);
-    log->destroy();
+    log->mark_deleted();
     log.reset();
-    ASSERT_FALSE(std::filesystem::exists(dir));
+    std::filesystem::remove_all(dir);
     // The answer being sent keeps the descriptor: it still reads the bytes.
     EXPECT_EQ(wire::read_region(*r.region), before.records);
 }
