@@ -173,6 +173,15 @@ Task<msg::CreateTopicsResponse> handle(BrokerContext& broker, const RequestConte
 
     msg::CreateTopicsResponse response;
     response.topics.reserve(request.topics.size());
+    auto fail = [](CreateResult& out, ErrorCode error, std::optional<std::string> message) {
+        out.error_code = to_int(error);
+        out.error_message = std::move(message);
+        reset_created(out);
+    };
+    const auto snapshot = broker.metadata.snapshot();
+    // What passes the request's own checks is created in one store call.
+    std::vector<std::size_t> asked;  // the response entry of each topic in `topics`
+    std::vector<metadata::NewTopic> topics;
     for (const auto& t : request.topics) {
         auto& out = response.topics.emplace_back();
         out.name = t.name;
@@ -187,22 +196,24 @@ Task<msg::CreateTopicsResponse> handle(BrokerContext& broker, const RequestConte
             out.error_message = "Authorization failed.";
             continue;
         }
-        auto snapshot = broker.metadata.snapshot();
         auto resolved = resolve_new_topic(broker.config, t);
-        metadata::CreateTopicResult result;
         if (auto s = precheck(*snapshot, t, resolved); !s.ok()) {
-            result.error = s.error;
-            result.message = s.message;
-        } else {
-            result = co_await broker.metadata.create_topic(resolved, validate_only);
-        }
-        if (!result.ok()) {
-            out.error_code = to_int(result.error);
-            out.error_message = result.message;
-            reset_created(out);
+            fail(out, s.error, s.message);
             continue;
         }
-        fill_created(out, broker, resolved);
+        asked.push_back(response.topics.size() - 1);
+        topics.push_back(std::move(resolved));
+    }
+    if (topics.empty()) co_return response;
+    const auto results = co_await broker.metadata.create_topics(topics, validate_only);
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+        auto& out = response.topics[asked[i]];
+        const auto& result = results[i];
+        if (!result.ok()) {
+            fail(out, result.error, result.message);
+            continue;
+        }
+        fill_created(out, broker, topics[i]);
         if (!validate_only) {
             out.topic_id = result.topic_id;
             if (request.timeout_ms <= 0) {
@@ -258,8 +269,12 @@ Task<msg::DeleteTopicsResponse> handle(BrokerContext& broker, const RequestConte
             response.responses.push_back(delete_result(name, t.topic_id, ErrorCode::none));
         }
     }
+    std::vector<std::string> names;
+    for (const auto& [name, indexes] : to_delete) names.push_back(name);
+    const auto statuses = co_await broker.metadata.delete_topics(std::move(names));
+    auto status_of = statuses.begin();
     for (const auto& [name, indexes] : to_delete) {
-        auto status = co_await broker.metadata.delete_topic(name);
+        const auto& status = *status_of++;
         for (auto i : indexes) {
             auto& r = response.responses[i];
             if (!status.ok()) {

@@ -119,7 +119,7 @@ void EmbeddedMetadataStore::keep_reserve() const {
     ::close(fd);
 }
 
-Status EmbeddedMetadataStore::commit(std::shared_ptr<MetadataSnapshot> next, const MetadataChange& change,
+Status EmbeddedMetadataStore::commit(std::shared_ptr<MetadataSnapshot> next, const std::vector<MetadataChange>& changes,
                                      bool frees_space) {
     try {
         try {
@@ -139,15 +139,26 @@ Status EmbeddedMetadataStore::commit(std::shared_ptr<MetadataSnapshot> next, con
         std::lock_guard lock(snapshot_mutex_);
         snapshot_ = std::move(next);
     }
-    listeners_.notify({change});
+    listeners_.notify(changes);
     return {};
 }
 
 Task<CreateTopicResult> EmbeddedMetadataStore::create_topic(NewTopic topic, bool validate_only) {
-    co_return create_topic_now(topic, validate_only);
+    co_return create_topics_now({std::move(topic)}, validate_only).front();
 }
 
-Task<Status> EmbeddedMetadataStore::delete_topic(std::string name) { co_return delete_topic_now(name); }
+Task<std::vector<CreateTopicResult>> EmbeddedMetadataStore::create_topics(std::vector<NewTopic> topics,
+                                                                          bool validate_only) {
+    co_return create_topics_now(topics, validate_only);
+}
+
+Task<Status> EmbeddedMetadataStore::delete_topic(std::string name) {
+    co_return delete_topics_now({std::move(name)}).front();
+}
+
+Task<std::vector<Status>> EmbeddedMetadataStore::delete_topics(std::vector<std::string> names) {
+    co_return delete_topics_now(names);
+}
 
 Task<Status> EmbeddedMetadataStore::create_partitions(std::string name, std::int32_t new_total,
                                                       std::vector<std::vector<std::int32_t>> assignments,
@@ -165,61 +176,79 @@ Task<Status> EmbeddedMetadataStore::alter_broker_configs(std::optional<std::int3
     co_return alter_broker_configs_now(broker_id, configs);
 }
 
-CreateTopicResult EmbeddedMetadataStore::create_topic_now(const NewTopic& topic, bool validate_only) {
+std::vector<CreateTopicResult> EmbeddedMetadataStore::create_topics_now(const std::vector<NewTopic>& topics,
+                                                                        bool validate_only) {
     std::lock_guard write(write_mutex_);
-    const Snapshot current = snapshot();
-    auto fail = [](const Status& s) {
-        CreateTopicResult r;
-        r.error = s.error;
-        r.message = s.message;
-        return r;
-    };
+    auto next = next_version(*snapshot());
+    std::vector<CreateTopicResult> out;
+    std::vector<MetadataChange> changes;
+    for (const auto& topic : topics) {
+        auto& result = out.emplace_back();
+        // Checked against `next`: a name given twice exists the second time.
+        config::ConfigMap configs;
+        if (auto s = validate_new_topic(*next, topic, &configs); !s.ok()) {
+            result.error = s.error;
+            result.message = s.message;
+            continue;
+        }
+        if (validate_only) continue;
 
-    config::ConfigMap configs;
-    if (auto s = validate_new_topic(*current, topic, &configs); !s.ok()) return fail(s);
-    if (validate_only) return {};
-
-    std::vector<std::vector<std::int32_t>> assignment;
-    if (topic.assignments.empty()) {
-        assignment = assign_replicas(topic.num_partitions, topic.replication_factor, current->broker_ids());
-    } else {
-        // validate_new_topic made sure the partitions are 0..n-1.
-        for (const auto& [partition, replicas] : topic.assignments) assignment.push_back(replicas);
+        std::vector<std::vector<std::int32_t>> assignment;
+        if (topic.assignments.empty()) {
+            assignment = assign_replicas(topic.num_partitions, topic.replication_factor, next->broker_ids());
+        } else {
+            // validate_new_topic made sure the partitions are 0..n-1.
+            for (const auto& [partition, replicas] : topic.assignments) assignment.push_back(replicas);
+        }
+        auto info = std::make_shared<TopicInfo>();
+        info->name = topic.name;
+        do {
+            info->id = Uuid::random();
+        } while (next->topic_by_id(info->id));
+        info->internal = is_internal_topic(topic.name);
+        info->configs = std::move(configs);
+        for (std::size_t p = 0; p < assignment.size(); ++p)
+            info->partitions.push_back(make_partition(static_cast<std::int32_t>(p), std::move(assignment[p]), *next));
+        TopicPtr created = info;
+        next->topics_by_name.emplace(created->name, created);
+        next->topics_by_id.emplace(created->id, created);
+        changes.push_back({MetadataChange::Kind::topic_created, created->name, created->id, nullptr, created});
+        result.topic_id = created->id;
+        result.topic = created;
     }
-
-    auto info = std::make_shared<TopicInfo>();
-    info->name = topic.name;
-    do {
-        info->id = Uuid::random();
-    } while (current->topic_by_id(info->id));
-    info->internal = is_internal_topic(topic.name);
-    info->configs = std::move(configs);
-    for (std::size_t p = 0; p < assignment.size(); ++p) {
-        info->partitions.push_back(make_partition(static_cast<std::int32_t>(p), std::move(assignment[p]), *current));
+    if (changes.empty()) return out;
+    if (auto s = commit(std::move(next), changes); !s.ok()) {
+        for (auto& result : out) {
+            if (!result.ok()) continue;
+            result.error = s.error;
+            result.message = s.message;
+            result.topic_id = Uuid{};
+            result.topic = nullptr;
+        }
     }
-    TopicPtr created = info;
-
-    auto next = next_version(*current);
-    next->topics_by_name.emplace(created->name, created);
-    next->topics_by_id.emplace(created->id, created);
-    Status s =
-        commit(std::move(next), {MetadataChange::Kind::topic_created, created->name, created->id, nullptr, created});
-    if (!s.ok()) return fail(s);
-    CreateTopicResult r;
-    r.topic_id = created->id;
-    r.topic = created;
-    return r;
+    return out;
 }
 
-Status EmbeddedMetadataStore::delete_topic_now(std::string_view name) {
+std::vector<Status> EmbeddedMetadataStore::delete_topics_now(const std::vector<std::string>& names) {
     std::lock_guard write(write_mutex_);
     const Snapshot current = snapshot();
-    if (auto s = validate_topic_deletion(*current, name); !s.ok()) return s;
-    TopicPtr t = current->topic(name);
     auto next = next_version(*current);
-    next->topics_by_name.erase(t->name);
-    next->topics_by_id.erase(t->id);
-    return commit(std::move(next), {MetadataChange::Kind::topic_deleted, t->name, t->id, t, nullptr}, true);
+    std::vector<Status> out;
+    std::vector<MetadataChange> changes;
+    for (const auto& name : names) {
+        // Checked against `next`: a name given twice is unknown the second time.
+        auto& status = out.emplace_back(validate_topic_deletion(*next, name));
+        if (!status.ok()) continue;
+        TopicPtr t = next->topic(name);
+        next->topics_by_name.erase(t->name);
+        next->topics_by_id.erase(t->id);
+        changes.push_back({MetadataChange::Kind::topic_deleted, t->name, t->id, t, nullptr});
+    }
+    if (changes.empty()) return out;
+    if (auto s = commit(std::move(next), changes, true); !s.ok())
+        for (auto& status : out)
+            if (status.ok()) status = s;
+    return out;
 }
 
 Status EmbeddedMetadataStore::create_partitions_now(std::string_view name, std::int32_t new_total,
@@ -242,7 +271,7 @@ Status EmbeddedMetadataStore::create_partitions_now(std::string_view name, std::
     auto next = next_version(*current);
     next->topics_by_name.insert_or_assign(after->name, after);
     next->topics_by_id.insert_or_assign(after->id, after);
-    return commit(std::move(next), {MetadataChange::Kind::partitions_added, after->name, after->id, t, after});
+    return commit(std::move(next), {{MetadataChange::Kind::partitions_added, after->name, after->id, t, after}});
 }
 
 Status EmbeddedMetadataStore::alter_topic_configs_now(std::string_view name, const config::ConfigMap& configs,
@@ -260,7 +289,7 @@ Status EmbeddedMetadataStore::alter_topic_configs_now(std::string_view name, con
     auto next = next_version(*current);
     next->topics_by_name.insert_or_assign(after->name, after);
     next->topics_by_id.insert_or_assign(after->id, after);
-    return commit(std::move(next), {MetadataChange::Kind::topic_configs_changed, after->name, after->id, t, after});
+    return commit(std::move(next), {{MetadataChange::Kind::topic_configs_changed, after->name, after->id, t, after}});
 }
 
 Status EmbeddedMetadataStore::alter_broker_configs_now(std::optional<std::int32_t> broker_id,
@@ -277,7 +306,7 @@ Status EmbeddedMetadataStore::alter_broker_configs_now(std::optional<std::int32_
     MetadataChange change;
     change.kind = MetadataChange::Kind::broker_configs_changed;
     change.broker_id = broker_id;
-    return commit(std::move(next), change);
+    return commit(std::move(next), {change});
 }
 
 Task<ProducerIdBlockResult> EmbeddedMetadataStore::allocate_producer_id_block() {

@@ -35,7 +35,9 @@ public:
     // Each completes without suspending: the change is durable and notified
     // when the co_await returns, before anything else runs on the thread.
     Task<CreateTopicResult> create_topic(NewTopic topic, bool validate_only) override;
+    Task<std::vector<CreateTopicResult>> create_topics(std::vector<NewTopic> topics, bool validate_only) override;
     Task<Status> delete_topic(std::string name) override;
+    Task<std::vector<Status>> delete_topics(std::vector<std::string> names) override;
     Task<Status> create_partitions(std::string name, std::int32_t new_total,
                                    std::vector<std::vector<std::int32_t>> assignments, bool validate_only) override;
     Task<Status> alter_topic_configs(std::string name, config::ConfigMap configs, bool validate_only) override;
@@ -51,18 +53,20 @@ private:
     using Snapshot = std::shared_ptr<const MetadataSnapshot>;
 
     // The mutations, done at once.
-    CreateTopicResult create_topic_now(const NewTopic& topic, bool validate_only);
-    Status delete_topic_now(std::string_view name);
+    std::vector<CreateTopicResult> create_topics_now(const std::vector<NewTopic>& topics, bool validate_only);
+    std::vector<Status> delete_topics_now(const std::vector<std::string>& names);
     Status create_partitions_now(std::string_view name, std::int32_t new_total,
                                  const std::vector<std::vector<std::int32_t>>& assignments, bool validate_only);
     Status alter_topic_configs_now(std::string_view name, const config::ConfigMap& configs, bool validate_only);
     Status alter_broker_configs_now(std::optional<std::int32_t> broker_id, const config::ConfigMap& configs);
     ProducerIdBlockResult allocate_producer_id_block_now();
 
-    // Writes `next` to disk, then publishes it and notifies. Returns the
-    // failure status if the write failed (state unchanged). A change that
-    // frees space (a topic deleted) may use the reserve on a full disk.
-    Status commit(std::shared_ptr<MetadataSnapshot> next, const MetadataChange& change, bool frees_space = false);
+    // Writes `next` to disk, then publishes it and notifies the changes that
+    // led to it. Returns the failure status if the write failed (state
+    // unchanged). Changes that free space (topics deleted) may use the
+    // reserve on a full disk.
+    Status commit(std::shared_ptr<MetadataSnapshot> next, const std::vector<MetadataChange>& changes,
+                  bool frees_space = false);
     void persist(const MetadataSnapshot& s) const;
     // Keeps "<file>.reserve", room held back on the metadata's disk so that
     // a topic can be deleted (and space freed) when the disk is full: a

@@ -53,8 +53,27 @@ public:
     // validate_only: check everything, change nothing.
     virtual Task<CreateTopicResult> create_topic(NewTopic topic, bool validate_only) = 0;
 
+    // Several at once (one CreateTopics request), a result for each in order;
+    // as delete_topics, the embedded store writes its state once for all.
+    virtual Task<std::vector<CreateTopicResult>> create_topics(std::vector<NewTopic> topics, bool validate_only) {
+        std::vector<CreateTopicResult> out;
+        out.reserve(topics.size());
+        for (auto& topic : topics) out.push_back(co_await create_topic(std::move(topic), validate_only));
+        co_return out;
+    }
+
     // After validate_topic_deletion's checks (unknown, internal).
     virtual Task<Status> delete_topic(std::string name) = 0;
+
+    // Several at once (one DeleteTopics request), a status for each name in
+    // order. A backend that writes its whole state per change (the embedded
+    // store) writes it once for all of them.
+    virtual Task<std::vector<Status>> delete_topics(std::vector<std::string> names) {
+        std::vector<Status> out;
+        out.reserve(names.size());
+        for (auto& name : names) out.push_back(co_await delete_topic(std::move(name)));
+        co_return out;
+    }
 
     // Grows a topic to new_total partitions, after validate_new_partitions'
     // checks. `assignments` is empty (automatic placement) or one replica list

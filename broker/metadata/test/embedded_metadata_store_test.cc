@@ -101,6 +101,34 @@ TEST_F(EmbeddedStoreTest, CreateTopic) {
     EXPECT_EQ(changes[0].after, t);
 }
 
+TEST_F(EmbeddedStoreTest, CreateTopicsCommitsThemAllAtOnce) {
+    auto store = open();
+    std::vector<std::string> notified;
+    store->add_listener([&](const MetadataChange& c) { notified.push_back(c.topic); });
+    const auto before = store->snapshot()->version;
+
+    auto checked = run(store->create_topics({topic("x", 2), topic("bad name", 1)}, true));
+    ASSERT_EQ(checked.size(), 2U);
+    EXPECT_TRUE(checked[0].ok());
+    EXPECT_FALSE(checked[1].ok());
+    EXPECT_EQ(store->snapshot()->version, before);  // validate_only changes nothing
+
+    auto results =
+        run(store->create_topics({topic("x", 2), topic("bad name", 1), topic("y", 1), topic("x", 1)}, false));
+    ASSERT_EQ(results.size(), 4U);
+    EXPECT_TRUE(results[0].ok());
+    EXPECT_EQ(results[1].error, ErrorCode::invalid_topic_exception);
+    EXPECT_TRUE(results[2].ok());
+    EXPECT_EQ(results[3].error, ErrorCode::topic_already_exists);  // made by the first entry
+    EXPECT_TRUE(results[3].topic_id.is_zero());
+    EXPECT_NE(results[0].topic_id, results[2].topic_id);
+    // One new version: the file was written once for both topics.
+    EXPECT_EQ(store->snapshot()->version, before + 1);
+    EXPECT_EQ(notified, (std::vector<std::string>{"x", "y"}));
+    EXPECT_EQ(store->topic("x")->partitions.size(), 2U);
+    EXPECT_EQ(open()->snapshot()->topics_by_name.size(), 2U);  // read back from the file
+}
+
 TEST_F(EmbeddedStoreTest, CreateTopicErrors) {
     auto store = open();
     ASSERT_TRUE(run(store->create_topic(topic("a.b"), false)).ok());
@@ -206,6 +234,31 @@ TEST_F(EmbeddedStoreTest, DeleteTopic) {
     auto again = run(store->create_topic(topic("gone"), false));
     ASSERT_TRUE(again.ok());
     EXPECT_NE(again.topic_id, r.topic_id);
+}
+
+TEST_F(EmbeddedStoreTest, DeleteTopicsCommitsThemAllAtOnce) {
+    auto store = open();
+    for (const char* name : {"a", "b", "c"}) ASSERT_TRUE(run(store->create_topic(topic(name), false)).ok());
+    ASSERT_TRUE(run(store->create_topic(topic("__consumer_offsets", 1), false)).ok());
+    std::vector<std::string> notified;
+    store->add_listener([&](const MetadataChange& c) { notified.push_back(c.topic); });
+    const auto before = store->snapshot()->version;
+
+    auto statuses = run(store->delete_topics({"a", "unknown", "b", "__consumer_offsets", "a", "c"}));
+    ASSERT_EQ(statuses.size(), 6U);
+    EXPECT_TRUE(statuses[0].ok());
+    EXPECT_EQ(statuses[1].error, ErrorCode::unknown_topic_or_partition);
+    EXPECT_TRUE(statuses[2].ok());
+    EXPECT_EQ(statuses[3].error, ErrorCode::invalid_request);
+    EXPECT_EQ(statuses[4].error, ErrorCode::unknown_topic_or_partition);  // gone with the first "a"
+    EXPECT_TRUE(statuses[5].ok());
+    // One new version: the file was written once for the three deletions.
+    EXPECT_EQ(store->snapshot()->version, before + 1);
+    EXPECT_EQ(notified, (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(open()->snapshot()->topics_by_name.size(), 1U);  // read back from the file
+
+    EXPECT_EQ(run(store->delete_topics({"unknown"})).front().error, ErrorCode::unknown_topic_or_partition);
+    EXPECT_EQ(store->snapshot()->version, before + 1);
 }
 
 TEST_F(EmbeddedStoreTest, CreatePartitions) {
