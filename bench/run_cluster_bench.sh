@@ -72,34 +72,6 @@ stop_cluster() {
 }
 trap 'stop_cluster; rm -rf "$WORK"' EXIT
 
-ruok() {  # port
-  exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
-  echo ruok >&3
-  local reply=""
-  read -r -t 2 reply <&3 || true
-  exec 3<&-
-  [[ $reply == imok ]]
-}
-
-start_zookeeper() {
-  ZK_PORT=$(free_port)
-  mkdir -p "$WORK/zk"
-  cat >"$WORK/zk/zoo.cfg" <<CFG
-tickTime=500
-dataDir=$WORK/zk/data
-clientPort=$ZK_PORT
-clientPortAddress=127.0.0.1
-admin.enableServer=false
-4lw.commands.whitelist=ruok
-CFG
-  java -Xmx256m -XX:+UseSerialGC -cp /usr/share/java/zookeeper.jar org.apache.zookeeper.server.ZooKeeperServerMain \
-    "$WORK/zk/zoo.cfg" >"$WORK/zk/zk.log" 2>&1 &
-  ZK_PID=$!
-  local i
-  for ((i = 0; i < 600; i++)); do ruok "$ZK_PORT" 2>/dev/null && return 0; sleep 0.1; done
-  echo "ZooKeeper did not answer within 60 s" >&2; exit 1
-}
-
 start_broker() {  # id
   local id=$1
   [[ -n ${PORT[$id]:-} ]] || PORT[$id]=$(free_port)

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# How long creating and deleting many topics in one request stalls every other
+# connection of a single broker (bench/admin_stall.py: 100 topics of 3
+# partitions, one record per partition, probed by ApiVersions round trips on
+# another connection), Weir against Apache Kafka 3.9.2 (ZooKeeper mode, Debian's
+# ZooKeeper; tools/reference-kafka/install) in the same run. Figures go to
+# BENCHMARKS.md. WEIR_BEFORE=<another weir binary> measures it too, in the same
+# run (an earlier commit's build, for a before and after).
+#   BUILD_DIR=build bench/run_admin_stall_bench.sh [--reps 3] [--quick]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+BUILD=${BUILD_DIR:-$ROOT/build-bench}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/weir-admin-stall.XXXXXX")
+RESULTS=$WORK/results.txt
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+bench_options 3 "$@"
+TOPICS=100
+[[ $QUICK == 1 ]] && TOPICS=20
+bench_build weir
+WEIR=$BUILD/bin/weir
+PYTHON=${WEIR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/weir}/venv-clients/bin/python
+[[ -x $PYTHON ]] || { echo "no $PYTHON: run scripts/install-deps.sh" >&2; exit 1; }
+KAFKA_LIBS=$("$ROOT/tools/reference-kafka/install")
+WEIR_PID=""; MOCK_PID=""; KAFKA_PID=""; ZK_PID=""
+trap 'stop_pid "$WEIR_PID"; stop_pid "$KAFKA_PID"; stop_pid "$ZK_PID"; rm -rf "$WORK"' EXIT
+
+measure() {  # broker-label port
+  local rep
+  for ((rep = 1; rep <= REPS; rep++)); do
+    "$PYTHON" "$ROOT/bench/admin_stall.py" --bootstrap "127.0.0.1:$2" --topics "$TOPICS" --prefix "r$rep" |
+      record "broker=$1" "rep=$rep"
+  done
+}
+
+measure_weir() {  # label binary
+  PORT=$(free_port)
+  rm -rf "$WORK/weir"
+  "$2" serve --override "listeners=PLAINTEXT://127.0.0.1:$PORT" --override "log.dirs=$WORK/weir" \
+    --override weir.admin.listener= >"$WORK/weir.log" 2>&1 &
+  WEIR_PID=$!
+  wait_port "$PORT"
+  measure "$1" "$PORT"
+  stop_pid "$WEIR_PID"; WEIR_PID=""
+}
+[[ -n ${WEIR_BEFORE:-} ]] && measure_weir weir-before "$WEIR_BEFORE"
+measure_weir weir "$WEIR"
+
+start_zookeeper
+PORT=$(free_port)
+cat >"$WORK/kafka.properties" <<PROPS
+broker.id=0
+listeners=PLAINTEXT://127.0.0.1:$PORT
+log.dirs=$WORK/kafka
+zookeeper.connect=127.0.0.1:$ZK_PORT/kafka
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+PROPS
+printf 'log4j.rootLogger=WARN, stdout\nlog4j.appender.stdout=org.apache.log4j.ConsoleAppender\nlog4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n' \
+  >"$WORK/log4j.properties"
+# kafka-server-start.sh's heap and kafka-run-class.sh's collector.
+java -Xmx1G -Xms1G -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+  "-Dlog4j.configuration=file:$WORK/log4j.properties" -cp "$KAFKA_LIBS/*" kafka.Kafka "$WORK/kafka.properties" \
+  >"$WORK/kafka.log" 2>&1 &
+KAFKA_PID=$!
+wait_port "$PORT"
+sleep 5  # the controller elects itself and the broker registers
+measure kafka-3.9.2 "$PORT"
+
+echo "== medians of $REPS runs, $TOPICS topics x 3 partitions, $(nproc) cores, $(date -u +%F) =="
+python3 - "$RESULTS" <<'PY'
+import sys
+sys.path.insert(0, "bench")
+from bench_results import load, median, pick
+rows = load(sys.argv[1])
+print("| broker | request | call (ms) | probe median (ms) | probe p99 (ms) | probe max (ms) |")
+print("| --- | --- | ---: | ---: | ---: | ---: |")
+for broker in dict.fromkeys(r["broker"] for r in rows):
+    for phase in ("create", "delete"):
+        got = pick(rows, broker=broker, phase=phase)
+        cols = [median(r[k] for r in got) for k in ("call_ms", "probe_median_ms", "probe_p99_ms", "probe_max_ms")]
+        print(f"| {broker} | {phase} | {cols[0]:.0f} | {cols[1]:.2f} | {cols[2]:.1f} | {cols[3]:.1f} |")
+PY
