@@ -2,9 +2,8 @@
 # Builds Weir and runs every test: unit tests and compat tests with real clients.
 # In CI (or with WEIR_TEST_FULL=1) the one build is instrumented with ASan +
 # UBSan, so the compat tests' real clients also drive a sanitized broker, and
-# the libFuzzer targets run for a bounded time. Both modes end with librdkafka's
-# own integration suite (compat-tests/librdkafka-suite). Exits non-zero if
-# anything fails.
+# the libFuzzer targets run for a bounded time. Both modes end with the real
+# clients' own suites (client_suites below). Exits non-zero if anything fails.
 #   scripts/test.sh          what CI runs (CI mode when CI or WEIR_TEST_FULL is set)
 #   scripts/test.sh --full   CI mode plus the rest of the client matrix (see
 #                            client_suites below)
@@ -22,22 +21,30 @@ full=${WEIR_TEST_FULL:-${CI:-}}
 [ -n "$matrix" ] && full=1
 
 # The real clients' own suites and scenarios against a built broker. librdkafka's
-# suite keeps the two cores about a third busy and takes longest, so the Java
-# client and franz-go run beside it; its output follows theirs.
+# suites keep the two cores about a third busy each and take longest, so both
+# run at once and the Java client and franz-go run beside them; their output
+# follows.
 #   - librdkafka 2.0.2's suite (Debian 12's client) against one broker and three;
+#   - librdkafka 2.14.2's suite (today's client) against one broker;
 #   - the Java client (kafka-clients, Kafka Streams, Kafka's tools): the newest 4.x
 #     against three brokers and 3.9 against one;
 #   - franz-go's own tests against one broker.
-# --full adds the rest of the matrix: librdkafka 2.14's suite against one and
-# three, each Java version and franz-go against one and three, and the Java
-# tests against Apache Kafka's broker to check what they expect.
+# --full adds the rest of the matrix: librdkafka 2.14's suite against three,
+# each Java version and franz-go against one and three, and the Java tests
+# against Apache Kafka's broker to check what they expect.
 client_suites() { # weir-binary out-dir
-  local bin=$1 out=$2 st=0 suite
+  local bin=$1 out=$2 st=0 suite suite_new sizes_new=1 classes_new=pass
   mkdir -p "$out"
   compat-tests/librdkafka-suite/run-suite --weir "$bin" --out "$out/librdkafka-suite" \
     --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 \
     >"$out/librdkafka-suite.log" 2>&1 &
   suite=$!
+  # Its cluster numbers need three brokers.
+  [ -n "$matrix" ] && sizes_new=1,3 classes_new=pass,cluster
+  compat-tests/librdkafka-suite/run-suite --suite 2.14.2 --weir "$bin" --out "$out/librdkafka-suite-2.14" \
+    --brokers "$sizes_new" --classes "$classes_new" --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 \
+    >"$out/librdkafka-suite-2.14.log" 2>&1 &
+  suite_new=$!
   echo "=== the Java client: kafka-clients, Kafka Streams and Kafka's own tools ==="
   if [ -n "$matrix" ]; then
     compat-tests/java/run --weir "$bin" --out "$out/java-compat" --clients 4.4.0,3.9.2 --brokers 1,3 || st=1
@@ -52,10 +59,10 @@ client_suites() { # weir-binary out-dir
   echo "=== librdkafka 2.0.2's own integration suite against one broker and against three over ZooKeeper ==="
   wait "$suite" || st=1
   cat "$out/librdkafka-suite.log"
+  echo "=== librdkafka 2.14.2's own integration suite against ${sizes_new/,/ and } broker(s) ==="
+  wait "$suite_new" || st=1
+  cat "$out/librdkafka-suite-2.14.log"
   if [ -n "$matrix" ]; then
-    echo "=== librdkafka 2.14.2's own integration suite against one broker and against three ==="
-    compat-tests/librdkafka-suite/run-suite --suite 2.14.2 --weir "$bin" --out "$out/librdkafka-suite-2.14" \
-      --brokers 1,3 --classes pass,cluster --parallel "${WEIR_SUITE_PARALLEL:-5}" --retries 1 || st=1
     echo "=== the same Java tests against Apache Kafka 3.9.2: what they expect is what Kafka does ==="
     compat-tests/java/run --kafka 3.9.2 --out "$out/java-compat-kafka" --clients 4.4.0 --brokers 1,3 || st=1
   fi
