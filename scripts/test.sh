@@ -83,6 +83,9 @@ run_ctest() { # build-dir
 echo "=== one dialect (.clang-format) ==="
 scripts/check-format.sh || status=1
 
+echo "=== layers (ARCHITECTURE.md, who may call whom) ==="
+scripts/check-layers.sh || status=1
+
 if [ -n "$full" ]; then
   echo "=== fuzzers (bounded) ==="
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_FUZZ=ON \

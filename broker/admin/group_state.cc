@@ -18,11 +18,11 @@ struct LocalRequest {
         header.api_version = version;
         header.client_id = "weir-admin";
     }
-    [[nodiscard]] dispatch::RequestContext context() const {
+    [[nodiscard]] handlers::RequestContext context() const {
         return {header, connection, std::chrono::steady_clock::now()};
     }
     protocol::RequestHeader header;
-    net::ConnectionInfo connection{0, "admin", "admin"};
+    handlers::ConnectionInfo connection{0, "admin", "admin"};
 };
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "broker/common/logging.h"
 #include "broker/dispatch/fault_application.h"
 #include "broker/dispatch/request_accounting.h"
-#include "broker/dispatch/request_context.h"
+#include "broker/handlers/request_context.h"
 #include "messages/api_table.h"
 
 namespace weir::dispatch {
@@ -18,7 +18,7 @@ namespace {
 
 template <typename Request>
 asio::awaitable<std::optional<wire::Frame>> serve(handlers::BrokerContext& broker, metrics::MetricsRegistry& metrics,
-                                                  faults::FaultInjector* faults, RequestContext ctx,
+                                                  faults::FaultInjector* faults, handlers::RequestContext ctx,
                                                   std::shared_ptr<const wire::Bytes> frame, std::size_t body_offset) {
     if constexpr (!handlers::Handles<Request>) {
         throw net::CloseConnection("no handler");  // unreachable: serves() said no first
@@ -105,9 +105,9 @@ bool Dispatcher::is_barrier(const wire::Bytes& frame) const {
 }
 
 asio::awaitable<std::optional<wire::Frame>> Dispatcher::handle(std::shared_ptr<const wire::Bytes> frame,
-                                                               const net::ConnectionInfo& connection) {
+                                                               const handlers::ConnectionInfo& connection) {
     wire::Reader reader(*frame);
-    RequestContext ctx{.header = {}, .connection = connection, .received = std::chrono::steady_clock::now()};
+    handlers::RequestContext ctx{.header = {}, .connection = connection, .received = std::chrono::steady_clock::now()};
     try {
         ctx.header = protocol::decode_request_header(reader);
     } catch (const wire::DecodeError& e) {

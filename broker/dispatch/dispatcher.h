@@ -29,7 +29,7 @@ public:
                faults::FaultInjector* faults = nullptr)
         : broker_(broker), metrics_(metrics), faults_(faults) {}
     boost::asio::awaitable<std::optional<wire::Frame>> handle(std::shared_ptr<const wire::Bytes> frame,
-                                                              const net::ConnectionInfo& connection) override;
+                                                              const handlers::ConnectionInfo& connection) override;
     // Requests of the APIs that change metadata (changes_metadata).
     [[nodiscard]] bool is_barrier(const wire::Bytes& frame) const override;
 

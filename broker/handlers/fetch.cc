@@ -12,10 +12,8 @@
 
 #include "broker/handlers/fetch_sessions.h"
 #include "broker/handlers/handlers.h"
+#include "broker/partitions/fetch_conversion.h"
 #include "broker/partitions/replica_manager.h"
-#include "broker/storage/batch_scanner.h"
-#include "protocol/records/conversion.h"
-#include "protocol/records/record_batch.h"
 
 namespace weir::handlers {
 
@@ -99,51 +97,6 @@ void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Tar
             to_int(broker.local_partition(*broker.metadata.snapshot(), {*name, target.key.partition}).error);
 }
 
-bool is_zstd(const records::BatchHeader& header) { return header.compression() == records::Compression::zstd; }
-
-bool contains_zstd(wire::ByteSpan records) {
-    return std::ranges::any_of(records::split_batches(records, true),
-                               [](auto batch) { return is_zstd(records::parse_batch_header(batch)); });
-}
-
-// What an old fetcher can read: zstd needs Fetch v10+ (KIP-110), and v0-v3
-// get message sets of the magic their version knows. For v4-v9 only the
-// headers of records left in their file are read; what is sent is still the
-// file's. v0-v3 read them whole to convert them.
-partitions::RecordsConverter converter_for(std::int16_t version) {
-    if (version >= 10) return {};
-    return [version](wire::RecordsData& records) {
-        wire::Bytes copy;
-        try {
-            if (const auto* region = records.file_region(); region && version > 3) {
-                storage::BatchScanner scanner(*region);
-                while (auto batch = scanner.next())
-                    if (is_zstd(batch->header)) return ErrorCode::unsupported_compression_type;
-                if (scanner.stop() == storage::BatchScanner::Stop::corrupt) return ErrorCode::corrupt_message;
-                // Torn: the file was cut under the read.
-                return scanner.stop() == storage::BatchScanner::Stop::end ? ErrorCode::none
-                                                                          : ErrorCode::kafka_storage_error;
-            }
-            if (records.file_region()) copy = records.contents();
-        } catch (const std::runtime_error&) {
-            return ErrorCode::kafka_storage_error;  // the segment failed or was cut under the read
-        }
-        const auto bytes = records.file_region() ? wire::ByteSpan(copy) : records.bytes();
-        if (contains_zstd(bytes)) return ErrorCode::unsupported_compression_type;
-        if (version > 3) return ErrorCode::none;
-        try {
-            records::DownConvertOptions down;
-            down.magic = version <= 1 ? 0 : 1;
-            records = wire::RecordsData(records::down_convert(bytes, down).records);
-        } catch (const records::UnsupportedCompressionError&) {
-            return ErrorCode::unsupported_compression_type;
-        } catch (const wire::DecodeError&) {
-            return ErrorCode::corrupt_message;
-        }
-        return ErrorCode::none;
-    };
-}
-
 // Reads every target through the ReplicaManager, long polling until
 // min_bytes, an error, the deadline or shutdown; with `wake_on` (a session's
 // change signal), until its first wake, and then returns true. Targets
@@ -170,7 +123,8 @@ Task<bool> read_targets(BrokerContext& broker, const Limits& limits, std::vector
         read.max_bytes = target.max_bytes;
         read.current_leader_epoch = target.current_leader_epoch;
     }
-    auto fetched = co_await broker.partitions.fetch(params, std::move(reads), converter_for(limits.version));
+    auto fetched = co_await broker.partitions.fetch(params, std::move(reads),
+                                                    partitions::converter_for_fetch_version(limits.version));
     for (std::size_t i = 0; i < targets.size(); ++i) {
         auto& result = fetched.partitions[i];
         // The last read decides (a woken fetch reads again); unresolved: never at its end.

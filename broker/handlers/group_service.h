@@ -4,8 +4,8 @@
 // Broker gets it from a factory at start-up.
 #include <boost/asio/awaitable.hpp>
 
-#include "broker/dispatch/request_context.h"
 #include "broker/handlers/coordinator_locator.h"
+#include "broker/handlers/request_context.h"
 #include "messages/delete_groups.h"
 #include "messages/describe_groups.h"
 #include "messages/heartbeat.h"
@@ -24,7 +24,7 @@ class GroupService {
 public:
     template <typename T>
     using Task = boost::asio::awaitable<T>;
-    using Ctx = dispatch::RequestContext;
+    using Ctx = handlers::RequestContext;
 
     virtual ~GroupService() = default;
 

@@ -5,9 +5,9 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
-#include "broker/dispatch/request_context.h"
 #include "broker/handlers/broker_context.h"
 #include "broker/handlers/group_service.h"
+#include "broker/handlers/request_context.h"
 #include "messages/add_offsets_to_txn.h"
 #include "messages/add_partitions_to_txn.h"
 #include "messages/alter_configs.h"
@@ -42,7 +42,6 @@ namespace weir::handlers {
 
 template <typename T>
 using Task = boost::asio::awaitable<T>;
-using dispatch::RequestContext;
 
 Task<msg::ApiVersionsResponse> handle(BrokerContext&, const RequestContext&, msg::ApiVersionsRequest);
 Task<msg::MetadataResponse> handle(BrokerContext&, const RequestContext&, msg::MetadataRequest);

@@ -5,8 +5,8 @@
 // the Broker gets it from a factory at start-up.
 #include <boost/asio/awaitable.hpp>
 
-#include "broker/dispatch/request_context.h"
 #include "broker/handlers/coordinator_locator.h"
+#include "broker/handlers/request_context.h"
 #include "messages/add_offsets_to_txn.h"
 #include "messages/add_partitions_to_txn.h"
 #include "messages/describe_transactions.h"
@@ -20,7 +20,7 @@ class TransactionService {
 public:
     template <typename T>
     using Task = boost::asio::awaitable<T>;
-    using Ctx = dispatch::RequestContext;
+    using Ctx = handlers::RequestContext;
 
     virtual ~TransactionService() = default;
 

@@ -16,9 +16,9 @@
 #include <optional>
 #include <string_view>
 
+#include "broker/common/receive_watermark.h"
 #include "broker/net/connection_quotas.h"
 #include "broker/net/memory_budget.h"
-#include "broker/net/receive_watermark.h"
 #include "broker/net/request_handler.h"
 
 namespace weir::net {

@@ -18,16 +18,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "broker/handlers/request_context.h"
 #include "protocol/wire/frame.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::net {
 
-struct ConnectionInfo {
-    std::uint64_t id = 0;
-    std::string peer;  // "host:port", for logs
-    std::string listener;
-};
+// Who sent a request: handlers see it in their RequestContext.
+using handlers::ConnectionInfo;
 
 class CloseConnection : public std::runtime_error {
 public:

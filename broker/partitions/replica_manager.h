@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -84,6 +85,22 @@ struct FetchOutcome {
     bool woken = false;                            // by FetchParams::wake_on: read again
 };
 
+struct LogDirPartition {
+    std::int32_t partition = 0;
+    std::int64_t size_bytes = 0;
+    // The log's lag behind the partition's high watermark (a follower's),
+    // never below 0; -1 for a log no partition hosts.
+    std::int64_t offset_lag = -1;
+};
+
+struct LogDirDescription {
+    std::filesystem::path dir;
+    bool offline = false;  // its disk failed: nothing else is known
+    // Every topic with a log in the dir; its partitions only if asked for
+    // (Kafka groups before it filters).
+    std::map<std::string, std::vector<LogDirPartition>> topics;
+};
+
 // Turns records read into what the fetcher gets (down-conversion for old
 // fetch versions), in place; an error fails the partition.
 using RecordsConverter = std::function<ErrorCode(wire::RecordsData& records)>;
@@ -100,8 +117,10 @@ public:
 
     // A hosted partition, or nullptr.
     [[nodiscard]] std::shared_ptr<Partition> get(const TopicPartition& tp) const;
-    // The logs underneath (DescribeLogDirs reads their dirs and sizes).
-    [[nodiscard]] const storage::LogManager& logs() const { return logs_; }
+    // DescribeLogDirs (Kafka's ReplicaManager.describeLogDirs): every log
+    // dir, with the partitions of `wanted` (null: all) that have a log there.
+    [[nodiscard]] std::vector<LogDirDescription> describe_log_dirs(
+        const std::optional<std::set<TopicPartition>>& wanted) const;
 
     // ---- metadata (Kafka's becomeLeaderOrFollower / stopReplicas) ----
     // A partition whose replicas include this broker is created (its log

@@ -19,10 +19,10 @@
 #include <memory>
 #include <string>
 
+#include "broker/client/broker_client.h"
 #include "broker/config/broker_config.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/partitions/replica_manager.h"
-#include "broker/replication/broker_client.h"
 #include "broker/replication/follower_fetch_session.h"
 #include "protocol/topic_partition.h"
 
@@ -79,7 +79,7 @@ private:
     std::int32_t leader_;
     metadata::MetadataStore& metadata_;
     partitions::ReplicaManager& replicas_;
-    BrokerClient client_;
+    client::BrokerClient client_;
     FollowerFetchSession session_;
     std::map<TopicPartition, State> partitions_;
     std::uint64_t next_generation_ = 1;

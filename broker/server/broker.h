@@ -19,10 +19,10 @@
 #include "broker/handlers/broker_context.h"
 #include "broker/handlers/group_service.h"
 #include "broker/handlers/transaction_service.h"
+#include "broker/metadata/cluster_service.h"
 #include "broker/metrics/metrics_registry.h"
 #include "broker/net/listener.h"
 #include "broker/server/broker_core.h"
-#include "broker/server/cluster_service.h"
 #include "broker/storage/log_scrubber.h"
 
 namespace weir::metadata {
@@ -40,7 +40,7 @@ using TransactionServiceFactory =
 // Builds the cluster controller, or nullptr when the metadata backend needs
 // none (single node).
 using ControllerFactory =
-    std::function<std::unique_ptr<ClusterService>(metadata::MetadataStore&, const config::BrokerConfig&)>;
+    std::function<std::unique_ptr<metadata::ClusterService>(metadata::MetadataStore&, const config::BrokerConfig&)>;
 
 class Broker {
 public:
@@ -89,7 +89,7 @@ private:
     TransactionServiceFactory transaction_factory_;
     std::unique_ptr<handlers::TransactionService> transactions_;
     ControllerFactory controller_factory_;
-    std::unique_ptr<ClusterService> controller_;
+    std::unique_ptr<metadata::ClusterService> controller_;
     std::unique_ptr<dispatch::Dispatcher> dispatcher_;
     std::shared_ptr<net::MemoryBudget> request_memory_;
     std::shared_ptr<net::ConnectionQuotas> connection_quotas_;

@@ -55,10 +55,10 @@ std::vector<Endpoint> parse_bootstrap(const std::string& servers) {
 WireClient::WireClient(std::vector<Endpoint> bootstrap, std::chrono::milliseconds timeout)
     : bootstrap_(std::move(bootstrap)), timeout_(timeout) {}
 
-replication::BrokerClient& WireClient::connection(const Endpoint& to) {
+client::BrokerClient& WireClient::connection(const Endpoint& to) {
     auto key = to.host + ":" + std::to_string(to.port);
     auto& slot = connections_[key];
-    if (!slot) slot = std::make_unique<replication::BrokerClient>(io_.get_executor(), "weir-transactions");
+    if (!slot) slot = std::make_unique<client::BrokerClient>(io_.get_executor(), "weir-transactions");
     return *slot;
 }
 

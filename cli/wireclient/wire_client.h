@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "broker/replication/broker_client.h"
+#include "broker/client/broker_client.h"
 #include "messages/metadata.h"
 
 namespace weir::cli::wireclient {
@@ -60,17 +60,17 @@ public:
 
 private:
     template <typename Response, typename Request>
-    boost::asio::awaitable<void> call(replication::BrokerClient& client, Endpoint to, Request request,
-                                      std::int16_t version, std::optional<Response>& out) {
+    boost::asio::awaitable<void> call(client::BrokerClient& client, Endpoint to, Request request, std::int16_t version,
+                                      std::optional<Response>& out) {
         if (!client.usable()) co_await client.connect(to.host, to.port, timeout_);
         out = co_await client.send<Response>(request, version, timeout_);
     }
-    replication::BrokerClient& connection(const Endpoint& to);
+    client::BrokerClient& connection(const Endpoint& to);
 
     boost::asio::io_context io_;
     std::vector<Endpoint> bootstrap_;
     std::chrono::milliseconds timeout_;
-    std::map<std::string, std::unique_ptr<replication::BrokerClient>> connections_;  // by host:port
+    std::map<std::string, std::unique_ptr<client::BrokerClient>> connections_;  // by host:port
     std::map<std::int32_t, Endpoint> brokers_;
 };
 

@@ -356,8 +356,8 @@ ZkController::Pass ZkController::rebalance_leaders(ZkSession& s, const Epoch& ep
     return Pass::done;
 }
 
-std::unique_ptr<server::ClusterService> make_cluster_controller(metadata::MetadataStore& store,
-                                                                const config::BrokerConfig& config) {
+std::unique_ptr<metadata::ClusterService> make_cluster_controller(metadata::MetadataStore& store,
+                                                                  const config::BrokerConfig& config) {
     auto* zk_store = dynamic_cast<metadata::ZkMetadataStore*>(&store);
     if (!zk_store) return nullptr;
     return std::make_unique<ZkController>(*zk_store, config);

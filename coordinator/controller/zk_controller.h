@@ -17,12 +17,12 @@
 #include <string>
 
 #include "broker/config/broker_config.h"
+#include "broker/metadata/cluster_service.h"
 #include "broker/metadata/zookeeper/zk_metadata_store.h"
-#include "broker/server/cluster_service.h"
 
 namespace weir::controller {
 
-class ZkController final : public server::ClusterService {
+class ZkController final : public metadata::ClusterService {
 public:
     ZkController(metadata::ZkMetadataStore& store, const config::BrokerConfig& config);
     ~ZkController() override;
@@ -90,7 +90,7 @@ private:
 };
 
 // The controller when the broker runs in ZooKeeper mode; nullptr otherwise.
-std::unique_ptr<server::ClusterService> make_cluster_controller(metadata::MetadataStore& store,
-                                                                const config::BrokerConfig& config);
+std::unique_ptr<metadata::ClusterService> make_cluster_controller(metadata::MetadataStore& store,
+                                                                  const config::BrokerConfig& config);
 
 }  // namespace weir::controller

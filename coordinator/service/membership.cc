@@ -13,7 +13,7 @@ namespace weir::coordinator {
 namespace {
 
 // Kafka reports the client's address as InetAddress.toString(): "/127.0.0.1".
-std::string client_host(const net::ConnectionInfo& connection) {
+std::string client_host(const handlers::ConnectionInfo& connection) {
     std::string_view peer = connection.peer;
     if (auto colon = peer.rfind(':'); colon != std::string_view::npos) peer = peer.substr(0, colon);
     if (peer.starts_with("::ffff:") && peer.find('.') != std::string_view::npos) peer.remove_prefix(7);

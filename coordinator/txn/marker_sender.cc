@@ -5,8 +5,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <deque>
 
+#include "broker/client/broker_client.h"
 #include "broker/common/logging.h"
-#include "broker/replication/broker_client.h"
 #include "messages/api_versions.h"
 
 namespace weir::coordinator::txn {
@@ -21,7 +21,7 @@ constexpr std::int16_t kNewestMarkersVersion = 1;
 
 struct BrokerMarkerSender::Node {
     explicit Node(asio::any_io_executor executor, std::string client_id) : client(executor, std::move(client_id)) {}
-    replication::BrokerClient client;
+    weir::client::BrokerClient client;
     std::optional<std::int16_t> version;  // negotiated on each new connection
     // BrokerClient carries one request at a time: the others wait here.
     bool busy = false;

@@ -15,7 +15,7 @@
 #include "broker/metadata/metadata_store.h"
 #include "messages/write_txn_markers.h"
 
-namespace weir::replication {
+namespace weir::client {
 class BrokerClient;
 }
 
@@ -32,7 +32,7 @@ public:
     virtual void stop() = 0;
 };
 
-// Over replication::BrokerClient. WriteTxnMarkers v1 (flexible) where the
+// Over client::BrokerClient. WriteTxnMarkers v1 (flexible) where the
 // broker's ApiVersions lists it, else v0.
 class BrokerMarkerSender final : public MarkerSender {
 public:

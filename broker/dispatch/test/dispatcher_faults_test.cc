@@ -62,7 +62,7 @@ protected:
 
     metrics::MetricsRegistry metrics_;
     faults::FaultInjector faults_;
-    net::ConnectionInfo connection_{1, "127.0.0.1:1", "PLAINTEXT"};
+    handlers::ConnectionInfo connection_{1, "127.0.0.1:1", "PLAINTEXT"};
 };
 
 TEST_F(DispatcherFaultsTest, PartitionErrorLandsOnThatPartitionAndNothingIsAppendedThere) {

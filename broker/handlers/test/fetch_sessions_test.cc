@@ -433,7 +433,7 @@ TEST_F(FetchSessionHandlerTest, EpochMovedDuringLongPollIsRejected) {
     call(request(12, id, 1, {{0, 3}}, 0), 12);
     // While the epoch-2 fetch waits, a pipelined epoch-3 fetch is served; an
     // append then wakes the first, which must not answer as if nothing happened.
-    net::ConnectionInfo connection{2, "127.0.0.1:50001", "PLAINTEXT"};
+    handlers::ConnectionInfo connection{2, "127.0.0.1:50001", "PLAINTEXT"};
     std::optional<Response> duplicate;
     boost::asio::steady_timer timer(io_, 50ms);
     timer.async_wait([&](boost::system::error_code) {

@@ -94,7 +94,7 @@ protected:
         wire::Reader request_reader(request_bytes);
         auto decoded = Request::decode(request_reader, version);
 
-        net::ConnectionInfo connection{1, "127.0.0.1:50000", std::move(listener)};
+        handlers::ConnectionInfo connection{1, "127.0.0.1:50000", std::move(listener)};
         protocol::RequestHeader header;
         header.api_key = Request::api_key;
         header.api_version = version;

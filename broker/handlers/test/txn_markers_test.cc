@@ -255,7 +255,7 @@ TEST_F(TxnMarkersTest, ReadCommittedFetchesStopAtTheLsoAndListAbortedTransaction
 TEST_F(TxnMarkersTest, AParkedReadCommittedFetchWakesWhenAMarkerMovesTheLso) {
     ASSERT_EQ(produce_txn("t", 0, 0, 2).error, ErrorCode::none);
     std::optional<msg::FetchResponse> response;
-    net::ConnectionInfo connection{1, "127.0.0.1:50000", "PLAINTEXT"};
+    handlers::ConnectionInfo connection{1, "127.0.0.1:50000", "PLAINTEXT"};
     protocol::RequestHeader header;
     header.api_key = msg::FetchRequest::api_key;
     header.api_version = 11;

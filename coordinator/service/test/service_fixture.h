@@ -123,15 +123,15 @@ protected:
         request.encode(w, version);
         wire::Reader r(in);
         auto decoded = Request::decode(r, version);
-        auto state = std::make_shared<std::pair<net::ConnectionInfo, protocol::RequestHeader>>();
-        state->first = net::ConnectionInfo{1, "127.0.0.1:50000", std::move(listener)};
+        auto state = std::make_shared<std::pair<handlers::ConnectionInfo, protocol::RequestHeader>>();
+        state->first = handlers::ConnectionInfo{1, "127.0.0.1:50000", std::move(listener)};
         state->second.api_key = Request::api_key;
         state->second.api_version = version;
         state->second.client_id = std::move(client_id);
         boost::asio::co_spawn(
             io_,
             [state, decoded = std::move(decoded), version, &out, call]() mutable -> boost::asio::awaitable<void> {
-                dispatch::RequestContext ctx{state->second, state->first, std::chrono::steady_clock::now()};
+                handlers::RequestContext ctx{state->second, state->first, std::chrono::steady_clock::now()};
                 auto response = co_await call(ctx, std::move(decoded));
                 wire::Bytes bytes;
                 wire::Writer writer(bytes);

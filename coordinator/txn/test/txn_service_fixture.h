@@ -152,15 +152,15 @@ protected:
         request.encode(w, version);
         wire::Reader r(in);
         auto decoded = Request::decode(r, version);
-        auto state = std::make_shared<std::pair<net::ConnectionInfo, protocol::RequestHeader>>();
-        state->first = net::ConnectionInfo{1, "127.0.0.1:50000", "PLAINTEXT"};
+        auto state = std::make_shared<std::pair<handlers::ConnectionInfo, protocol::RequestHeader>>();
+        state->first = handlers::ConnectionInfo{1, "127.0.0.1:50000", "PLAINTEXT"};
         state->second.api_key = Request::api_key;
         state->second.api_version = version;
         state->second.client_id = "tester";
         boost::asio::co_spawn(
             io_,
             [state, decoded = std::move(decoded), version, &out, call]() mutable -> boost::asio::awaitable<void> {
-                dispatch::RequestContext ctx{state->second, state->first, std::chrono::steady_clock::now()};
+                handlers::RequestContext ctx{state->second, state->first, std::chrono::steady_clock::now()};
                 auto response = co_await call(ctx, std::move(decoded));
                 wire::Bytes bytes;
                 wire::Writer writer(bytes);
@@ -177,11 +177,11 @@ protected:
     // Through the broker's handler (the dispatcher's path).
     template <typename Request, typename Response = decltype(handlers::handle(
                                     std::declval<handlers::BrokerContext&>(),
-                                    std::declval<const dispatch::RequestContext&>(), std::declval<Request>()))>
+                                    std::declval<const handlers::RequestContext&>(), std::declval<Request>()))>
     auto send(Request request, std::int16_t version) {
         using R = typename Response::value_type;
         std::optional<R> out;
-        start_call(std::move(request), version, out, [this](const dispatch::RequestContext& ctx, Request r) {
+        start_call(std::move(request), version, out, [this](const handlers::RequestContext& ctx, Request r) {
             return handlers::handle(*context_, ctx, std::move(r));
         });
         EXPECT_TRUE(run_until([&] { return out.has_value(); })) << "no answer";

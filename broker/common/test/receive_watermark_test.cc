@@ -1,7 +1,7 @@
 // The receive mark of a large frame: raised once for it, never above what the
 // frame still owes (a read must not wait for bytes the peer will not send),
 // back at 1 once the frame is read.
-#include "broker/net/receive_watermark.h"
+#include "broker/common/receive_watermark.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -17,7 +17,7 @@
 #include <fstream>
 #include <vector>
 
-namespace weir::net {
+namespace weir {
 namespace {
 
 namespace asio = boost::asio;
@@ -124,4 +124,4 @@ TEST(ReceiveWatermark, FramesSentInPiecesAreReadWholeWithoutMore) {
 }
 
 }  // namespace
-}  // namespace weir::net
+}  // namespace weir

@@ -10,12 +10,12 @@
 #include <memory>
 #include <string>
 
-#include "broker/net/receive_watermark.h"
+#include "broker/common/receive_watermark.h"
 #include "protocol/header.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
 
-namespace weir::replication {
+namespace weir::client {
 
 class BrokerClient {
 public:
@@ -80,10 +80,10 @@ private:
     static constexpr std::chrono::milliseconds kPeekAfterIdle{10};
 
     boost::asio::ip::tcp::socket socket_;
-    net::ReceiveWatermark watermark_;
+    ReceiveWatermark watermark_;
     std::chrono::steady_clock::time_point last_answer_{};
     std::string client_id_;
     std::int32_t correlation_id_ = 0;
 };
 
-}  // namespace weir::replication
+}  // namespace weir::client

@@ -2,7 +2,7 @@
 // A part of the broker that runs beside request handling for as long as the
 // broker serves, such as the cluster controller. Started after the listeners
 // are bound, stopped before storage closes; both on the I/O thread.
-namespace weir::server {
+namespace weir::metadata {
 
 class ClusterService {
 public:
@@ -16,4 +16,4 @@ protected:
     ClusterService& operator=(const ClusterService&) = delete;
 };
 
-}  // namespace weir::server
+}  // namespace weir::metadata

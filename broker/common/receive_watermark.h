@@ -10,7 +10,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <cstddef>
 
-namespace weir::net {
+namespace weir {
 
 class ReceiveWatermark {
 public:
@@ -30,4 +30,4 @@ private:
     int current_ = 1;
 };
 
-}  // namespace weir::net
+}  // namespace weir

@@ -1,4 +1,4 @@
-#include "broker/replication/broker_client.h"
+#include "broker/client/broker_client.h"
 
 #include <sys/socket.h>
 
@@ -9,7 +9,7 @@
 #include <boost/asio/write.hpp>
 #include <cerrno>
 
-namespace weir::replication {
+namespace weir::client {
 
 namespace asio = boost::asio;
 
@@ -123,4 +123,4 @@ asio::awaitable<BrokerClient::Body> BrokerClient::round_trip(wire::Bytes frame, 
     }
 }
 
-}  // namespace weir::replication
+}  // namespace weir::client

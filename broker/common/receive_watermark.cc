@@ -1,10 +1,10 @@
-#include "broker/net/receive_watermark.h"
+#include "broker/common/receive_watermark.h"
 
 #include <sys/socket.h>
 
 #include <algorithm>
 
-namespace weir::net {
+namespace weir {
 
 void ReceiveWatermark::expect(boost::asio::ip::tcp::socket& socket, std::size_t remaining) {
     // A mark still within what the frame owes stays: moving it with every
@@ -22,4 +22,4 @@ void ReceiveWatermark::expect(boost::asio::ip::tcp::socket& socket, std::size_t 
     }
 }
 
-}  // namespace weir::net
+}  // namespace weir
