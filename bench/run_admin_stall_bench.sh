@@ -26,48 +26,65 @@ KAFKA_LIBS=$("$ROOT/tools/reference-kafka/install")
 WEIR_PID=""; MOCK_PID=""; KAFKA_PID=""; ZK_PID=""
 trap 'stop_pid "$WEIR_PID"; stop_pid "$KAFKA_PID"; stop_pid "$ZK_PID"; rm -rf "$WORK"' EXIT
 
-measure() {  # broker-label port
-  local rep
-  for ((rep = 1; rep <= REPS; rep++)); do
-    "$PYTHON" "$ROOT/bench/admin_stall.py" --bootstrap "127.0.0.1:$2" --topics "$TOPICS" --prefix "r$rep" |
-      record "broker=$1" "rep=$rep"
-  done
-}
+# Each run starts its broker on an empty log dir after the disk has written
+# back what the run before left, and the order of the brokers turns each
+# round: the disk's state drifts over a run (later runs were slower, whoever
+# ran them).
+settle() { timeout 120 sync || true; sleep 2; }
 
-measure_weir() {  # label binary
+run_weir() {  # label binary rep
   PORT=$(free_port)
   rm -rf "$WORK/weir"
+  settle
   "$2" serve --override "listeners=PLAINTEXT://127.0.0.1:$PORT" --override "log.dirs=$WORK/weir" \
     --override weir.admin.listener= >"$WORK/weir.log" 2>&1 &
   WEIR_PID=$!
   wait_port "$PORT"
-  measure "$1" "$PORT"
+  "$PYTHON" "$ROOT/bench/admin_stall.py" --bootstrap "127.0.0.1:$PORT" --topics "$TOPICS" |
+    record "broker=$1" "rep=$3"
   stop_pid "$WEIR_PID"; WEIR_PID=""
 }
-[[ -n ${WEIR_BEFORE:-} ]] && measure_weir weir-before "$WEIR_BEFORE"
-measure_weir weir "$WEIR"
 
 start_zookeeper
-PORT=$(free_port)
-cat >"$WORK/kafka.properties" <<PROPS
+printf 'log4j.rootLogger=WARN, stdout\nlog4j.appender.stdout=org.apache.log4j.ConsoleAppender\nlog4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n' \
+  >"$WORK/log4j.properties"
+run_kafka() {  # rep
+  PORT=$(free_port)
+  rm -rf "$WORK/kafka"
+  settle
+  cat >"$WORK/kafka.properties" <<PROPS
 broker.id=0
 listeners=PLAINTEXT://127.0.0.1:$PORT
 log.dirs=$WORK/kafka
-zookeeper.connect=127.0.0.1:$ZK_PORT/kafka
+zookeeper.connect=127.0.0.1:$ZK_PORT/kafka-$1
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 PROPS
-printf 'log4j.rootLogger=WARN, stdout\nlog4j.appender.stdout=org.apache.log4j.ConsoleAppender\nlog4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n' \
-  >"$WORK/log4j.properties"
-# kafka-server-start.sh's heap and kafka-run-class.sh's collector.
-java -Xmx1G -Xms1G -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
-  "-Dlog4j.configuration=file:$WORK/log4j.properties" -cp "$KAFKA_LIBS/*" kafka.Kafka "$WORK/kafka.properties" \
-  >"$WORK/kafka.log" 2>&1 &
-KAFKA_PID=$!
-wait_port "$PORT"
-sleep 5  # the controller elects itself and the broker registers
-measure kafka-3.9.2 "$PORT"
+  # kafka-server-start.sh's heap and kafka-run-class.sh's collector.
+  java -Xmx1G -Xms1G -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+    "-Dlog4j.configuration=file:$WORK/log4j.properties" -cp "$KAFKA_LIBS/*" kafka.Kafka "$WORK/kafka.properties" \
+    >"$WORK/kafka.log" 2>&1 &
+  KAFKA_PID=$!
+  wait_port "$PORT"
+  sleep 5  # the controller elects itself and the broker registers
+  "$PYTHON" "$ROOT/bench/admin_stall.py" --bootstrap "127.0.0.1:$PORT" --topics "$TOPICS" |
+    record "broker=kafka-3.9.2" "rep=$1"
+  stop_pid "$KAFKA_PID"; KAFKA_PID=""
+}
+
+for ((rep = 1; rep <= REPS; rep++)); do
+  order=(weir kafka)
+  [[ -n ${WEIR_BEFORE:-} ]] && order=(weir-before weir kafka)
+  ((rep % 2 == 0)) && order=($(printf '%s\n' "${order[@]}" | tac))
+  for b in "${order[@]}"; do
+    case $b in
+      weir-before) run_weir weir-before "$WEIR_BEFORE" "$rep" ;;
+      weir) run_weir weir "$WEIR" "$rep" ;;
+      kafka) run_kafka "$rep" ;;
+    esac
+  done
+done
 
 echo "== medians of $REPS runs, $TOPICS topics x 3 partitions, $(nproc) cores, $(date -u +%F) =="
 python3 - "$RESULTS" <<'PY'
@@ -77,7 +94,7 @@ from bench_results import load, median, pick
 rows = load(sys.argv[1])
 print("| broker | request | call (ms) | probe median (ms) | probe p99 (ms) | probe max (ms) |")
 print("| --- | --- | ---: | ---: | ---: | ---: |")
-for broker in dict.fromkeys(r["broker"] for r in rows):
+for broker in sorted(dict.fromkeys(r["broker"] for r in rows), key=lambda b: ("weir-before", "weir").index(b) if b in ("weir-before", "weir") else 2):
     for phase in ("create", "delete"):
         got = pick(rows, broker=broker, phase=phase)
         cols = [median(r[k] for r in got) for k in ("call_ms", "probe_median_ms", "probe_p99_ms", "probe_max_ms")]
