@@ -166,7 +166,9 @@ TEST_F(ZkClusterTest, CreateTopicSpreadsReplicasAndLeaders) {
     auto n1 = node(1);
     auto n2 = node(2);
     auto n3 = node(3);
-    ASSERT_TRUE(n1->eventually([](const MetadataSnapshot& s) { return s.brokers.size() == 3; }));
+    // n2 creates the topic and checks its replication factor against the
+    // brokers it sees itself.
+    ASSERT_TRUE(n2->eventually([](const MetadataSnapshot& s) { return s.brokers.size() == 3; }));
     metadata::NewTopic t;
     t.name = "orders";
     t.num_partitions = 6;
