@@ -253,8 +253,8 @@ std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp
             // name (see remove): its recovery point, log start and cleaner
             // offsets must not be read back for this one after a crash.
             const auto& d = dirs_[best];
-            if ((d.written && (d.written->first.contains(tp) || d.written->second.contains(tp))) ||
-                (d.cleaner_written && d.cleaner_written->contains(tp)))
+            // (Both files of `written` list the same partitions.)
+            if ((d.written && d.written->first.contains(tp)) || (d.cleaner_written && d.cleaner_written->contains(tp)))
                 write_checkpoints(best);
             auto log = std::make_shared<PartitionLog>(path, tp, config, load);
             sync_dir(dirs_[best].path);
