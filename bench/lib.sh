@@ -94,3 +94,28 @@ CFG
   for ((i = 0; i < 600; i++)); do ruok "$ZK_PORT" 2>/dev/null && return 0; sleep 0.1; done
   echo "ZooKeeper did not answer within 60 s" >&2; exit 1
 }
+
+start_reference_kafka() {  # chroot, then extra server.properties lines: Apache Kafka ($KAFKA_LIBS) in ZooKeeper mode on
+  # $ZK_PORT, data in $WORK/kafka (emptied), log4j at WARN; sets KAFKA_PID and KAFKA_PORT
+  KAFKA_PORT=$(free_port)
+  rm -rf "$WORK/kafka"
+  printf 'log4j.rootLogger=WARN, stdout\nlog4j.appender.stdout=org.apache.log4j.ConsoleAppender\nlog4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n' \
+    >"$WORK/log4j.properties"
+  {
+    echo "broker.id=0"
+    echo "listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT"
+    echo "log.dirs=$WORK/kafka"
+    echo "zookeeper.connect=127.0.0.1:$ZK_PORT/$1"
+    echo "offsets.topic.replication.factor=1"
+    echo "transaction.state.log.replication.factor=1"
+    echo "transaction.state.log.min.isr=1"
+    printf '%s\n' "${@:2}"
+  } >"$WORK/kafka.properties"
+  # kafka-server-start.sh's heap and kafka-run-class.sh's collector.
+  java -Xmx1G -Xms1G -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+    "-Dlog4j.configuration=file:$WORK/log4j.properties" -cp "$KAFKA_LIBS/*" kafka.Kafka "$WORK/kafka.properties" \
+    >"$WORK/kafka.log" 2>&1 &
+  KAFKA_PID=$!
+  wait_port "$KAFKA_PORT"
+  sleep 5  # the controller elects itself and the broker registers
+}

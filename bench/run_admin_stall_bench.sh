@@ -46,28 +46,11 @@ run_weir() {  # label binary rep
 }
 
 start_zookeeper
-printf 'log4j.rootLogger=WARN, stdout\nlog4j.appender.stdout=org.apache.log4j.ConsoleAppender\nlog4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n' \
-  >"$WORK/log4j.properties"
 run_kafka() {  # rep
-  PORT=$(free_port)
   rm -rf "$WORK/kafka"
   settle
-  cat >"$WORK/kafka.properties" <<PROPS
-broker.id=0
-listeners=PLAINTEXT://127.0.0.1:$PORT
-log.dirs=$WORK/kafka
-zookeeper.connect=127.0.0.1:$ZK_PORT/kafka-$1
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-PROPS
-  # kafka-server-start.sh's heap and kafka-run-class.sh's collector.
-  java -Xmx1G -Xms1G -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
-    "-Dlog4j.configuration=file:$WORK/log4j.properties" -cp "$KAFKA_LIBS/*" kafka.Kafka "$WORK/kafka.properties" \
-    >"$WORK/kafka.log" 2>&1 &
-  KAFKA_PID=$!
-  wait_port "$PORT"
-  sleep 5  # the controller elects itself and the broker registers
+  start_reference_kafka "kafka-$1"
+  PORT=$KAFKA_PORT
   "$PYTHON" "$ROOT/bench/admin_stall.py" --bootstrap "127.0.0.1:$PORT" --topics "$TOPICS" |
     record "broker=kafka-3.9.2" "rep=$1"
   stop_pid "$KAFKA_PID"; KAFKA_PID=""

@@ -100,7 +100,7 @@ Partition::Partition(TopicPartition tp, std::int32_t local_broker_id, std::share
     // replay, which keeps the first start after an upgrade fast.
     if (!log_->opened_clean() || !storage::list_producer_snapshots(log_->dir()).empty()) load_producer_state();
     // The log outlives this partition (the LogManager owns it too).
-    log_->set_roll_hook([this](std::int64_t base) { take_producer_snapshot(base); });
+    log_->set_roll_hook([this](std::int64_t base) { take_producer_snapshot(base, storage::Durability::deferred); });
 }
 
 void Partition::save_epochs() {

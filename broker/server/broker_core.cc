@@ -71,6 +71,7 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
     log_options.config_for_topic = config_for_topic;
     log_options.cleaner = cleaner_options(config_);
     log_options.max_open_files = static_cast<std::size_t>(config_.log_max_open_files);
+    log_options.background_sync = true;  // the I/O thread never waits for an fsync
     log_options.recovery_threads_per_dir =
         static_cast<std::size_t>(config::as_int(config_.static_value("num.recovery.threads.per.data.dir")));
     log_options.on_dir_offline = [this](const std::filesystem::path&, const std::string&) {

@@ -41,7 +41,8 @@ LogManager::LogManager(LogManagerOptions options)
     : config_for_topic_(std::move(options.config_for_topic)),
       clock_(options.clock ? std::move(options.clock) : system_clock_ms()),
       open_files_(options.max_open_files > 0 ? std::make_shared<OpenFiles>(options.max_open_files) : nullptr),
-      cleaner_(options.cleaner, clock_) {
+      cleaner_(options.cleaner, clock_),
+      syncer_(options.background_sync ? DiskWorker::Mode::background : DiskWorker::Mode::inline_) {
     if (options.log_dirs.empty()) throw StorageError("no log dirs configured");
     for (auto& configured : options.log_dirs) {
         // One spelling per dir ("/data/" and "data" name the same dir as
@@ -69,6 +70,7 @@ LogManager::LogManager(LogManagerOptions options)
 LogManager::~LogManager() {
     for (auto& [tp, entry] : logs_) {
         entry.log->set_checkpoint_hook({});
+        entry.log->set_sync_hook({});
         entry.log->release();
     }
 }
@@ -85,11 +87,22 @@ VisibleOffsets LogManager::visible_offsets(const TopicPartition& tp, const Parti
 
 void LogManager::attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> log, std::size_t dir) {
     log->set_checkpoint_hook([this, dir](PartitionLog::CheckpointNeed need) {
-        if (need == PartitionLog::CheckpointNeed::now) {
-            write_checkpoints(dir);
-        } else {
-            dirs_[dir].stale = true;
-        }
+        dirs_[dir].stale = true;
+        if (need == PartitionLog::CheckpointNeed::now) submit_checkpoints(dir);
+    });
+    log->set_sync_hook([this, dir, weak = std::weak_ptr<PartitionLog>(log)](SyncRequest request, std::int64_t up_to,
+                                                                            std::uint64_t generation) {
+        syncer_.submit([request = std::move(request)] { request.run(); },
+                       [this, dir, weak, up_to, generation](std::exception_ptr error) {
+                           auto synced = weak.lock();
+                           if (!synced) return;
+                           if (!error) {
+                               synced->synced_up_to(up_to, generation);
+                               return;
+                           }
+                           const auto of = synced->topic_partition();
+                           maintain(dir, "syncing a rolled segment of", &of, [&] { std::rethrow_exception(error); });
+                       });
     });
     log->set_dir_health(dirs_[dir].health);
     logs_[tp] = Entry{std::move(log), dir};
@@ -252,6 +265,7 @@ std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp
             // The dir's checkpoints may still hold a removed log of the same
             // name (see remove): its recovery point, log start and cleaner
             // offsets must not be read back for this one after a crash.
+            if (syncer_.pending() > 0) syncer_.drain();  // what the files hold, not what is on its way
             const auto& d = dirs_[best];
             // (Both files of `written` list the same partitions.)
             if ((d.written && d.written->first.contains(tp)) || (d.cleaner_written && d.cleaner_written->contains(tp)))
@@ -322,11 +336,12 @@ bool LogManager::remove(const TopicPartition& tp) {
     logs_.erase(it);
     cleaner_.forget(tp);
     entry.log->set_checkpoint_hook({});
+    entry.log->set_sync_hook({});
     entry.log->mark_deleted();
     dirs_[entry.dir].stale = true;
     if (dirs_[entry.dir].health->offline()) {
         // Its disk failed: forget it; whatever is left there is not served again.
-        deleter_.remove(entry.log->dir());
+        remove_dir_in_background(entry.log->dir());
         return true;
     }
     // No fsync of the rename: a log that comes back after a crash belongs to
@@ -334,7 +349,7 @@ bool LogManager::remove(const TopicPartition& tp) {
     auto deleted =
         dirs_[entry.dir].path / (partition_dir_name(tp) + "." + random_hex32() + std::string(kDeleteDirSuffix));
     std::filesystem::rename(entry.log->dir(), deleted);
-    deleter_.remove(std::move(deleted));
+    remove_dir_in_background(std::move(deleted));
     return true;
 }
 
@@ -369,11 +384,12 @@ std::size_t LogManager::enforce_retention() {
 }
 
 void LogManager::flush_due() {
+    syncer_.collect();
     for (auto& [tp, entry] : logs_) maintain(entry.dir, "flushing", &tp, [&] { entry.log->flush_if_due(); });
 }
 
-void LogManager::write_checkpoints(std::size_t dir) {
-    if (dirs_[dir].health->offline()) return;
+LogManager::CheckpointWrite LogManager::checkpoint_write(std::size_t dir) {
+    auto& d = dirs_[dir];
     OffsetCheckpoint recovery_points, log_starts;
     for (const auto& [tp, entry] : logs_) {
         if (entry.dir != dir) continue;
@@ -383,18 +399,64 @@ void LogManager::write_checkpoints(std::size_t dir) {
     OffsetCheckpoint cleaned;
     for (const auto& [tp, offset] : cleaner_.checkpoints())
         if (auto it = logs_.find(tp); it != logs_.end() && it->second.dir == dir) cleaned[tp] = offset;
-    auto& cleaner_written = dirs_[dir].cleaner_written;
-    if (cleaner_written ? *cleaner_written != cleaned : !cleaned.empty()) {
-        write_checkpoint_file(dirs_[dir].path / kCleanerCheckpointFile, cleaned);
-        cleaner_written = std::move(cleaned);
+    CheckpointWrite write;
+    if (d.rewrite || (d.cleaner_written ? *d.cleaner_written != cleaned : !cleaned.empty())) {
+        write.cleaner = cleaned;
+        d.cleaner_written = std::move(cleaned);
     }
-    auto& written = dirs_[dir].written;
-    if (!written || written->first != recovery_points || written->second != log_starts) {
-        write_checkpoint_file(dirs_[dir].path / kRecoveryPointCheckpointFile, recovery_points);
-        write_checkpoint_file(dirs_[dir].path / kLogStartOffsetCheckpointFile, log_starts);
-        written.emplace(std::move(recovery_points), std::move(log_starts));
+    if (d.rewrite || !d.written || d.written->first != recovery_points || d.written->second != log_starts) {
+        write.offsets.emplace(recovery_points, log_starts);
+        d.written.emplace(std::move(recovery_points), std::move(log_starts));
     }
-    dirs_[dir].stale = false;  // not reached when a write fails: the next pass tries again
+    d.rewrite = false;
+    d.stale = false;
+    return write;
+}
+
+void LogManager::write_checkpoint_files(const std::filesystem::path& dir, const CheckpointWrite& write) {
+    if (write.cleaner) write_checkpoint_file(dir / kCleanerCheckpointFile, *write.cleaner);
+    if (write.offsets) {
+        write_checkpoint_file(dir / kRecoveryPointCheckpointFile, write.offsets->first);
+        write_checkpoint_file(dir / kLogStartOffsetCheckpointFile, write.offsets->second);
+    }
+}
+
+void LogManager::forget_written(std::size_t dir) {
+    dirs_[dir].rewrite = true;
+    dirs_[dir].stale = true;
+}
+
+void LogManager::write_checkpoints(std::size_t dir) {
+    if (dirs_[dir].health->offline()) return;
+    syncer_.drain();  // one writer per file at a time
+    auto write = checkpoint_write(dir);
+    try {
+        write_checkpoint_files(dirs_[dir].path, write);
+    } catch (...) {
+        forget_written(dir);  // the next pass tries again
+        throw;
+    }
+}
+
+void LogManager::submit_checkpoints(std::size_t dir) {
+    if (dirs_[dir].health->offline()) return;
+    auto write = checkpoint_write(dir);
+    if (!write.cleaner && !write.offsets) return;
+    syncer_.submit([path = dirs_[dir].path, write = std::move(write)] { write_checkpoint_files(path, write); },
+                   [this, dir](std::exception_ptr error) {
+                       if (!error) return;
+                       forget_written(dir);
+                       maintain(dir, "writing checkpoints", nullptr, [&] { std::rethrow_exception(error); });
+                   });
+}
+
+void LogManager::remove_dir_in_background(std::filesystem::path dir) {
+    deleter_.submit([dir = std::move(dir)] {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+        if (ec) logging::warn("could not remove {}: {} (tried again at the next start)", dir.string(), ec.message());
+    });
+    deleter_.collect();  // its jobs report nothing; this keeps its count of them small
 }
 
 bool LogManager::clean_step() {
@@ -411,23 +473,26 @@ bool LogManager::clean_step() {
     if (auto done = cleaner_.step()) {
         if (auto it = logs_.find(*done); it != logs_.end()) {
             const auto dir = it->second.dir;
-            maintain(dir, "writing checkpoints", nullptr, [&] { write_checkpoints(dir); });
+            submit_checkpoints(dir);
         }
     }
     return true;
 }
 
 void LogManager::checkpoint() {
+    syncer_.collect();
     for (std::size_t i = 0; i < dirs_.size(); ++i)
-        if (dirs_[i].stale) maintain(i, "writing checkpoints", nullptr, [&] { write_checkpoints(i); });
+        if (dirs_[i].stale) submit_checkpoints(i);
 }
 
 void LogManager::shutdown() {
     if (shut_down_) return;
     cleaner_.abort_all();
+    syncer_.drain();
     std::vector<bool> flushed(dirs_.size(), true);
     for (auto& [tp, entry] : logs_) {
         entry.log->set_checkpoint_hook({});
+        entry.log->set_sync_hook({});
         if (entry.log->offline()) {
             entry.log->release();
         } else if (entry.log->is_open()) {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "broker/storage/checkpoint_file.h"
-#include "broker/storage/dir_deleter.h"
+#include "broker/storage/disk_worker.h"
 #include "broker/storage/file.h"
 #include "broker/storage/log_cleaner_manager.h"
 #include "broker/storage/log_config.h"
@@ -49,6 +49,11 @@ struct LogManagerOptions {
     // Logs opened and recovered at once per log dir at startup (Kafka's
     // num.recovery.threads.per.data.dir); all dirs load at the same time.
     std::size_t recovery_threads_per_dir = 1;
+    // A roll's fsync and the checkpoint writes run on a thread of their own
+    // (the broker's I/O thread must not wait for the disk); their results are
+    // applied at the next periodic pass (flush_due, checkpoint). Off: they
+    // run in the call that asks for them.
+    bool background_sync = false;
 };
 
 class LogManager {
@@ -72,7 +77,9 @@ public:
     // a request deleting many partitions writes them once, not once each.
     bool remove(const TopicPartition& tp);
     // Returns once the directories of every log removed so far are gone.
-    void wait_for_deletions() { deleter_.wait(); }
+    void wait_for_deletions() { deleter_.drain(); }
+    // Returns once every sync and checkpoint write asked for so far is done and applied.
+    void wait_for_syncs() { syncer_.drain(); }
     [[nodiscard]] std::vector<TopicPartition> partitions() const;
     [[nodiscard]] std::vector<std::filesystem::path> log_dirs() const;
     // The log dir holding `tp`, or empty.
@@ -92,6 +99,7 @@ public:
 
     // Periodic work (Kafka: log.retention.check.interval.ms, log.flush.*).
     std::size_t enforce_retention();
+    // Also applies the results of finished background syncs.
     void flush_due();
     // Writes the recovery-point and log-start-offset (and cleaner) checkpoints
     // of every dir where one of them may have moved since last written.
@@ -132,6 +140,8 @@ private:
         bool stale = true;
         // cleaner-offset-checkpoint as last read or written (absent: no file to keep).
         std::optional<OffsetCheckpoint> cleaner_written;
+        // A write failed: the files' content is unknown until rewritten.
+        bool rewrite = false;
     };
     struct Entry {
         std::shared_ptr<PartitionLog> log;
@@ -155,7 +165,22 @@ private:
     // first failure.
     std::vector<std::shared_ptr<PartitionLog>> load_logs(std::vector<LoadJob>& jobs, std::size_t threads_per_dir,
                                                          std::size_t& workers);
+    // What a dir's checkpoint files are to hold, where it differs from what
+    // was last written (absent: that file is unchanged).
+    struct CheckpointWrite {
+        std::optional<OffsetCheckpoint> cleaner;
+        std::optional<std::pair<OffsetCheckpoint, OffsetCheckpoint>> offsets;  // recovery points, log starts
+    };
+    // Computes dir `dir`'s write and records it as written.
+    CheckpointWrite checkpoint_write(std::size_t dir);
+    static void write_checkpoint_files(const std::filesystem::path& dir, const CheckpointWrite& write);
+    // A write failed: whatever the files hold now, the next one rewrites them all.
+    void forget_written(std::size_t dir);
+    // Writes dir `dir`'s checkpoints before returning (after those under way).
     void write_checkpoints(std::size_t dir);
+    // Hands dir `dir`'s checkpoint write to the syncer.
+    void submit_checkpoints(std::size_t dir);
+    void remove_dir_in_background(std::filesystem::path dir);
     // Runs `work` for log dir `dir` unless it is offline; a StorageError is
     // reported to the dir and logged (rate-limited, naming `tp` if given), not
     // thrown. True if the work ran through.
@@ -174,7 +199,12 @@ private:
     std::map<TopicPartition, Entry> logs_;
     LogCleanerManager cleaner_;
     bool shut_down_ = false;
-    DirDeleter deleter_;
+    // Last: their threads stop before what their jobs were given goes.
+    DiskWorker syncer_;
+    // Kafka's kafka-delete-logs task: removing a large log's files takes as
+    // long as the file system needs. A dir left when the process stops goes
+    // at the next start (see the constructor), as after a crash.
+    DiskWorker deleter_;
 };
 
 }  // namespace weir::storage

@@ -1,11 +1,14 @@
 #include "broker/storage/partition_log.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "broker/common/logging.h"
 #include "broker/storage/batch_scanner.h"
+#include "broker/storage/producer_snapshot_file.h"
 #include "protocol/wire/writer.h"
 
 namespace weir::storage {
@@ -259,12 +262,46 @@ void PartitionLog::roll(std::int64_t new_base) {
     Segment segment(dir_, new_base, segment_options(), now);
     segment.make_active();
     segments_.emplace(new_base, std::move(segment));
-    if (config_.flush_on_roll) {
-        flush_up_to(new_base);
-        sync_dir(dir_);
-        notify_checkpoint(CheckpointNeed::now);
-    }
     if (roll_hook_) roll_hook_(new_base);
+    if (!config_.flush_on_roll || new_base <= recovery_point_) return;
+    SyncRequest request;
+    request.dir = dir_;
+    for (auto it = segments_.begin(); it != segments_.end() && it->first < new_base; ++it) {
+        auto next = std::next(it);
+        if (next->first <= recovery_point_) continue;
+        request.files.push_back(it->second.log_file());
+        for (auto& path : it->second.index_paths()) request.paths.push_back(std::move(path));
+    }
+    request.paths.push_back(dir_ / segment_file_name(new_base, kProducerSnapshotSuffix));
+    last_flush_ms_ = clock_();
+    unflushed_messages_ = 0;
+    if (sync_hook_) {
+        sync_hook_(std::move(request), new_base, truncations_);
+        return;
+    }
+    request.run();
+    synced_up_to(new_base, truncations_);
+}
+
+void PartitionLog::synced_up_to(std::int64_t up_to, std::uint64_t generation) {
+    if (state_ != State::open || generation != truncations_ || up_to <= recovery_point_) return;
+    recovery_point_ = std::min(up_to, log_end_offset_);
+    notify_checkpoint(CheckpointNeed::soon);
+}
+
+void SyncRequest::run() const {
+    for (const auto& file : files) file->sync();
+    for (const auto& path : paths) {
+        std::optional<File> file;
+        try {
+            file.emplace(File::open_read_only(path));
+        } catch (const StorageError& e) {
+            if (e.error_number() == ENOENT) continue;
+            throw;
+        }
+        file->sync();
+    }
+    sync_dir(dir);
 }
 
 void PartitionLog::flush_up_to(std::int64_t offset, Durability durability) {
@@ -450,6 +487,7 @@ void PartitionLog::truncate_to(std::int64_t offset) {
     ensure_open();
     if (offset >= log_end_offset_) return;
     ++segments_generation_;
+    ++truncations_;
     if (offset < log_start_offset_ || offset <= segments_.begin()->first) {
         truncate_fully_and_start_at(offset);
         return;
@@ -477,6 +515,7 @@ void PartitionLog::truncate_to(std::int64_t offset) {
 void PartitionLog::truncate_fully_and_start_at(std::int64_t offset) {
     ensure_open();
     ++segments_generation_;
+    ++truncations_;
     for (auto& [base, segment] : segments_) segment.remove();
     segments_.clear();
     Segment segment(dir_, offset, segment_options(), clock_());

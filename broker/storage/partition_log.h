@@ -70,6 +70,18 @@ struct ReadResult {
     std::int64_t log_end_offset = -1;
 };
 
+// What a roll leaves to fsync before the recovery point may pass the new
+// segment's base: the finished segments, the producer snapshot written at the
+// roll, and the directory that gained their entries. Built on the log's
+// thread; run() may run on another (it holds what it syncs, and files removed
+// meanwhile are skipped: a deleted segment needs no durability).
+struct SyncRequest {
+    std::vector<std::shared_ptr<const File>> files;
+    std::vector<std::filesystem::path> paths;
+    std::filesystem::path dir;
+    void run() const;
+};
+
 class PartitionLog {
 public:
     // Opens (creating if needed) `dir` and recovers it as `options` says.
@@ -178,16 +190,24 @@ public:
     // What a move of the log start offset or recovery point asks of the
     // owner's checkpoint files.
     enum class CheckpointNeed {
-        now,   // rewritten before the call returns: a new log start (DeleteRecords
-               // survives a crash) or a roll's flush
-        soon,  // by the next periodic pass: any other flush or a truncation
+        now,   // written at once (a new log start: DeleteRecords survives a crash)
+        soon,  // by the next periodic pass: a flush or a truncation
     };
     // Called when the log start offset or recovery point moves.
     void set_checkpoint_hook(std::function<void(CheckpointNeed)> hook) { checkpoint_hook_ = std::move(hook); }
-    // Called when a new segment starts at `base` (after the data before it is
-    // flushed if the log flushes on roll): the partition writes its producer
-    // state snapshot there, as Kafka does at every roll.
+    // Called when a new segment starts at `base`, before the roll's flush:
+    // the partition writes its producer state snapshot there (not synced: the
+    // roll's flush syncs it), as Kafka does at every roll.
     void set_roll_hook(std::function<void(std::int64_t base)> hook) { roll_hook_ = std::move(hook); }
+    // Takes a roll's fsync (Kafka's flush at roll, which its scheduler runs
+    // off the request path): the owner runs `request` elsewhere and then
+    // calls synced_up_to(up_to, generation). Unset: the roll syncs in place.
+    using SyncHook = std::function<void(SyncRequest request, std::int64_t up_to, std::uint64_t generation)>;
+    void set_sync_hook(SyncHook hook) { sync_hook_ = std::move(hook); }
+    // A sync handed to the hook finished: data below `up_to` is durable. A
+    // truncation since (another `generation`) voids it: what is below
+    // `up_to` now may not be what was synced.
+    void synced_up_to(std::int64_t up_to, std::uint64_t generation);
 
     // The health of the log dir holding it, shared by the dir's logs (unset:
     // always online). An offline log is left alone: its owner answers
@@ -236,6 +256,9 @@ private:
     std::function<void(CheckpointNeed)> checkpoint_hook_;
     std::shared_ptr<LogDirHealth> dir_health_;
     std::function<void(std::int64_t)> roll_hook_;
+    SyncHook sync_hook_;
+    // Counts truncations, which void syncs under way (see synced_up_to).
+    std::uint64_t truncations_ = 0;
     std::uint64_t segments_generation_ = 0;
     mutable std::chrono::steady_clock::time_point last_corruption_log_{};
 };

@@ -76,6 +76,10 @@ public:
     // Max timestamp, or the .log's mtime if no batch has one (retention.ms).
     [[nodiscard]] std::int64_t largest_timestamp() const;
     [[nodiscard]] const OffsetIndex& offset_index() const { return offset_index_; }
+    // Its index files, for an fsync by path once the segment is inactive.
+    [[nodiscard]] std::vector<std::filesystem::path> index_paths() const {
+        return {offset_index_.path(), time_index_.path(), txn_index_.path()};
+    }
     [[nodiscard]] const TimeIndex& time_index() const { return time_index_; }
     [[nodiscard]] const TxnIndex& txn_index() const { return txn_index_; }
     // An ABORT marker in this segment ended `txn` (Kafka's updateTxnIndex).

@@ -96,6 +96,7 @@ TEST_F(LogDirsTest, ADirWhoseDiskFailedAnswersStorageError) {
     std::filesystem::remove_all(failed);
     core_->logs().get(gone)->flush();
     core_->logs().checkpoint();
+    core_->logs().wait_for_syncs();  // the checkpoint write fails in the background
 
     auto r = describe(4, std::nullopt);
     for (const auto& d : r.results) {

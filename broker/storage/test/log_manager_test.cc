@@ -23,8 +23,10 @@ struct Manager : ::testing::Test {
     std::vector<std::filesystem::path> dirs{tmp.path() / "d1", tmp.path() / "d2", tmp.path() / "d3"};
 
     std::unique_ptr<LogManager> open(std::vector<std::filesystem::path> log_dirs = {},
-                                     std::size_t recovery_threads_per_dir = 1, std::size_t max_open_files = 0) {
+                                     std::size_t recovery_threads_per_dir = 1, std::size_t max_open_files = 0,
+                                     bool background_sync = false) {
         LogManagerOptions o;
+        o.background_sync = background_sync;
         o.log_dirs = log_dirs.empty() ? dirs : log_dirs;
         o.config_for_topic = [](const std::string&) { return test::small_segments(); };
         o.recovery_threads_per_dir = recovery_threads_per_dir;
@@ -116,7 +118,8 @@ TEST_F(Manager, UncleanRestartUsesRecoveryPointCheckpoint) {
     {
         auto manager = open({dirs[0]});
         auto log = manager->get_or_create({"rp", 0}, test::small_segments());
-        test::append_batches(*log, 12);  // rolls flush and checkpoint
+        test::append_batches(*log, 12);  // rolls flush
+        manager->checkpoint();
         bases = log->segment_base_offsets();
         partition_dir = manager->dir_of({"rp", 0}) / "rp-0";
     }
@@ -128,6 +131,43 @@ TEST_F(Manager, UncleanRestartUsesRecoveryPointCheckpoint) {
     auto manager = open({dirs[0]});
     EXPECT_EQ(manager->get({"rp", 0})->log_end_offset(), 48);
     EXPECT_EQ(manager->get({"rp", 0})->segment_base_offsets(), bases);
+}
+
+// In the background, a roll's fsync and the checkpoint writes take effect
+// when the periodic pass collects them, not before: the recovery point never
+// runs ahead of what is on disk.
+TEST_F(Manager, BackgroundSyncsTakeEffectWhenCollected) {
+    auto manager = open({dirs[0]}, 1, 0, true);
+    auto log = manager->get_or_create({"bg", 0}, test::small_segments());
+    manager->checkpoint();
+    manager->wait_for_syncs();
+    test::append_batches(*log, 12);
+    const auto bases = log->segment_base_offsets();
+    ASSERT_GT(bases.size(), 2u);
+    EXPECT_EQ(log->recovery_point(), 0);
+    manager->wait_for_syncs();
+    EXPECT_EQ(log->recovery_point(), bases.back());
+    auto on_disk = [&] {
+        return read_checkpoint_file(dirs[0] / "recovery-point-offset-checkpoint").at(TopicPartition{"bg", 0});
+    };
+    EXPECT_EQ(on_disk(), 0);
+    manager->checkpoint();
+    manager->wait_for_syncs();
+    EXPECT_EQ(on_disk(), bases.back());
+}
+
+// A checkpoint write that fails in the background takes the dir offline
+// when collected, as one failing in place does.
+TEST_F(Manager, ABackgroundCheckpointFailureTakesTheDirOffline) {
+    auto manager = open({dirs[0]}, 1, 0, true);
+    auto log = manager->get_or_create({"bg", 0}, test::small_segments());
+    test::append_batches(*log, 3);
+    log->flush();
+    std::filesystem::remove_all(dirs[0]);
+    manager->checkpoint();
+    EXPECT_FALSE(manager->all_dirs_offline());
+    manager->wait_for_syncs();
+    EXPECT_TRUE(manager->all_dirs_offline());
 }
 
 TEST_F(Manager, CheckpointFilesUseKafkaFormat) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "broker/storage/test/storage_test_util.h"
 
 namespace weir::storage {
@@ -318,13 +320,47 @@ TEST_F(Fixture, RollFlushesOldSegmentsAndNotifiesCheckpoint) {
     config.flush_on_roll = true;
     auto log = open(config);
     int checkpoints = 0;
-    log->set_checkpoint_hook([&](PartitionLog::CheckpointNeed need) {
-        if (need == PartitionLog::CheckpointNeed::now) ++checkpoints;
-    });
+    log->set_checkpoint_hook([&](PartitionLog::CheckpointNeed) { ++checkpoints; });
     for (int i = 0; i < 6; ++i) append(*log);
     ASSERT_GT(log->segment_count(), 1u);
     EXPECT_EQ(log->recovery_point(), log->segment_base_offsets().back());
     EXPECT_GT(checkpoints, 0);
+}
+
+// With a sync hook the roll leaves its fsync to the owner: the recovery point
+// moves only once the owner reports the sync done, and not at all if the log
+// was truncated in the meantime.
+TEST_F(Fixture, RollHandsItsSyncToTheHook) {
+    auto config = small_segments(1000);
+    config.flush_on_roll = true;
+    auto log = open(config);
+    std::vector<std::tuple<SyncRequest, std::int64_t, std::uint64_t>> handed;
+    log->set_sync_hook([&](SyncRequest request, std::int64_t up_to, std::uint64_t generation) {
+        handed.emplace_back(std::move(request), up_to, generation);
+    });
+    while (log->segment_count() < 3) append(*log);
+    ASSERT_EQ(handed.size(), 2u);
+    EXPECT_EQ(log->recovery_point(), 0);
+    const auto bases = log->segment_base_offsets();
+    auto& [first, first_up_to, first_generation] = handed[0];
+    EXPECT_EQ(first_up_to, bases[1]);
+    ASSERT_EQ(first.files.size(), 1u);  // the finished segment's log
+    EXPECT_EQ(first.dir, log->dir());
+    // Its three indexes, then the producer snapshot of the new segment (not
+    // written here: run() skips files that are not there).
+    ASSERT_EQ(first.paths.size(), 4u);
+    EXPECT_EQ(first.paths.back().filename(), segment_file_name(bases[1], ".snapshot"));
+    first.run();
+    log->synced_up_to(first_up_to, first_generation);
+    EXPECT_EQ(log->recovery_point(), bases[1]);
+
+    auto& [second, second_up_to, second_generation] = handed[1];
+    EXPECT_EQ(second_up_to, bases[2]);
+    EXPECT_EQ(second.files.size(), 2u);  // the first sync had not landed when it was made
+    log->truncate_to(bases[2] - 1);
+    second.run();
+    log->synced_up_to(second_up_to, second_generation);
+    EXPECT_EQ(log->recovery_point(), bases[1]);
 }
 
 TEST_F(Fixture, TimeBasedRoll) {
