@@ -26,7 +26,10 @@ ReplicaManager::ReplicaManager(asio::any_io_executor executor, storage::LogManag
     });
 }
 
-ReplicaManager::~ReplicaManager() { logs_.set_visible_offsets({}); }
+ReplicaManager::~ReplicaManager() {
+    logs_.wait_for_syncs();  // the high watermark writes' completions refer to this
+    logs_.set_visible_offsets({});
+}
 
 std::shared_ptr<Partition> ReplicaManager::get(const TopicPartition& tp) const {
     auto it = partitions_.find(tp);
@@ -219,15 +222,23 @@ void ReplicaManager::checkpoint_high_watermarks() {
         if (written != high_watermarks_written_.end() && written->second == offsets &&
             std::filesystem::exists(dir / storage::kHighWatermarkCheckpointFile, missing))
             continue;
-        try {
-            storage::write_checkpoint_file(dir / storage::kHighWatermarkCheckpointFile, offsets);
-            high_watermarks_written_[dir] = std::move(offsets);
-        } catch (const storage::StorageError& e) {
-            if (!logs_.io_failed(dir, e))  // else said once, by the dir going offline
-                logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
-        } catch (const std::exception& e) {
-            logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
-        }
+        high_watermarks_written_[dir] = offsets;  // forgotten if the write fails
+        logs_.submit_write(
+            [path = dir / storage::kHighWatermarkCheckpointFile, offsets = std::move(offsets)] {
+                storage::write_checkpoint_file(path, offsets);
+            },
+            [this, dir](std::exception_ptr error) {
+                if (!error) return;
+                high_watermarks_written_.erase(dir);
+                try {
+                    std::rethrow_exception(error);
+                } catch (const storage::StorageError& e) {
+                    if (!logs_.io_failed(dir, e))  // else said once, by the dir going offline
+                        logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
+                } catch (const std::exception& e) {
+                    logging::error("{}: writing the high watermark checkpoint failed: {}", dir.string(), e.what());
+                }
+            });
     }
 }
 

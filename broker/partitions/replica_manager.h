@@ -171,7 +171,8 @@ public:
     // Kafka's replication-offset-checkpoint in every log dir: the high
     // watermarks of the partitions hosted there, every
     // replica.high.watermark.checkpoint.interval.ms and at shutdown. A
-    // partition hosted after a restart starts from its entry.
+    // partition hosted after a restart starts from its entry. Written by the
+    // log manager's syncer (LogManager::submit_write), not on this thread.
     void checkpoint_high_watermarks();
 
     // Shutdown: parked fetches wake and return, acks=all waiters fail with

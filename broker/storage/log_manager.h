@@ -80,6 +80,13 @@ public:
     void wait_for_deletions() { deleter_.drain(); }
     // Returns once every sync and checkpoint write asked for so far is done and applied.
     void wait_for_syncs() { syncer_.drain(); }
+    // Runs `write` (another layer's file in a log dir, e.g. the high watermark
+    // checkpoint) after the syncs and writes asked for before it, off this
+    // thread; `completion` runs here at a later pass. Its owner calls
+    // wait_for_syncs() before it goes.
+    void submit_write(DiskWorker::Job write, DiskWorker::Completion completion) {
+        syncer_.submit(std::move(write), std::move(completion));
+    }
     [[nodiscard]] std::vector<TopicPartition> partitions() const;
     [[nodiscard]] std::vector<std::filesystem::path> log_dirs() const;
     // The log dir holding `tp`, or empty.

@@ -23,6 +23,7 @@ public:
         storage::LogManagerOptions options;
         options.log_dirs = std::move(log_dirs);
         options.config_for_topic = config_for_topic;
+        options.background_sync = true;
         logs_ = std::make_unique<storage::LogManager>(std::move(options));
         replicas_ =
             std::make_unique<ReplicaManager>(std::move(executor), *logs_, std::move(config_for_topic), broker_id);
@@ -41,6 +42,8 @@ public:
     [[nodiscard]] const storage::LogManager& logs() const { return *logs_; }
     // Retention as the broker's periodic task runs it; the number of segments deleted.
     std::size_t enforce_retention() { return logs_->enforce_retention(); }
+    // What the periodic pass would have collected by now: syncs and checkpoint writes done and applied.
+    void wait_for_syncs() { logs_->wait_for_syncs(); }
 
 private:
     std::unique_ptr<storage::LogManager> logs_;

@@ -227,6 +227,7 @@ TEST_F(ReplicationTest, HighWatermarksComeBackFromTheirCheckpoint) {
     ASSERT_EQ(other->append_as_follower(leader_batch(0, 4, 2)).error, ErrorCode::none);
     other->follow_high_watermark(3);
     replicas().checkpoint_high_watermarks();
+    local->wait_for_syncs();
     const auto file = tmp.path() / storage::kHighWatermarkCheckpointFile;
     EXPECT_EQ(storage::read_checkpoint_file(file), (storage::OffsetCheckpoint{{tp, 7}, {{"t", 1}, 3}}));
     p.reset();
@@ -236,6 +237,7 @@ TEST_F(ReplicationTest, HighWatermarksComeBackFromTheirCheckpoint) {
     auto led = replicas().apply(tp, {kLocal, 3, kAssigned, kAssigned});
     EXPECT_EQ(led->high_watermark(), 7);
     replicas().checkpoint_high_watermarks();
+    local->wait_for_syncs();
     EXPECT_EQ(storage::read_checkpoint_file(file), (storage::OffsetCheckpoint{{tp, 7}, {{"t", 1}, 3}}));
     EXPECT_EQ(replicas().apply({"t", 1}, {kA, 3, kAssigned, kAssigned})->high_watermark(), 3);
 }
@@ -244,15 +246,19 @@ TEST_F(ReplicationTest, AnIdleDirWhoseDiskIsRemovedGoesOfflineAtTheNextCheckpoin
     auto p = replicas().apply(tp, {kLocal, 1, kAssigned, {kLocal}});
     append(*p, 3);
     replicas().checkpoint_high_watermarks();
+    local->wait_for_syncs();
     const auto file = tmp.path() / storage::kHighWatermarkCheckpointFile;
     ASSERT_TRUE(std::filesystem::exists(file));
     // Unchanged, and deleted: written again.
     std::filesystem::remove(file);
     replicas().checkpoint_high_watermarks();
+    local->wait_for_syncs();
     EXPECT_EQ(storage::read_checkpoint_file(file), (storage::OffsetCheckpoint{{tp, 3}}));
     // Nothing moved since, and the whole dir is gone: the attempt finds it.
     std::filesystem::remove_all(tmp.path());
     replicas().checkpoint_high_watermarks();
+    EXPECT_TRUE(local->logs().offline_dirs().empty());  // written off this thread, found when collected
+    local->wait_for_syncs();
     const auto offline = local->logs().offline_dirs();
     ASSERT_EQ(offline.size(), 1u);
     EXPECT_EQ(offline[0].first, tmp.path());
