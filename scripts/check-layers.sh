@@ -65,7 +65,7 @@ layer_of() {
     broker/net/* | broker/dispatch/*) echo net ;;
     broker/admin/*) echo admin ;;
     broker/server/*) echo server ;;
-    broker/main.cc) echo main ;;
+    app/*) echo main ;;
     coordinator/runtime/*) echo coordinator-runtime ;;
     coordinator/group/* | coordinator/store/* | coordinator/service/* | coordinator/group_coordinator.*)
       echo group-coordinator ;;
@@ -107,7 +107,7 @@ while IFS= read -r f; do
     fi
   done < <(grep -n '^#include "' "$f" || true)
 done < <(git ls-files -co --exclude-standard 'protocol/*.cc' 'protocol/*.h' 'broker/*.cc' 'broker/*.h' \
-  'coordinator/*.cc' 'coordinator/*.h' 'cli/*.cc' 'cli/*.h' | grep -v -e '/test/')
+  'coordinator/*.cc' 'coordinator/*.h' 'cli/*.cc' 'cli/*.h' 'app/*.cc' 'app/*.h' | grep -v -e '/test/')
 
 # Each layer's library links only the libraries of the layers it may use.
 declare -A layer_of_library
@@ -126,7 +126,7 @@ while IFS= read -r link; do
       violations=$((violations + 1))
     fi
   done
-done < <(cat CMakeLists.txt protocol/CMakeLists.txt broker/CMakeLists.txt coordinator/CMakeLists.txt cli/CMakeLists.txt | tr "\n" " " |
+done < <(cat CMakeLists.txt protocol/CMakeLists.txt broker/CMakeLists.txt coordinator/CMakeLists.txt cli/CMakeLists.txt app/CMakeLists.txt | tr "\n" " " |
   grep -oE '(target_link_libraries|weir_layer_library)\([^)]*\)')
 
 if [ "$violations" -ne 0 ]; then
