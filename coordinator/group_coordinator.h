@@ -3,8 +3,8 @@
 // offsets), built over the broker's parts. See coordinator/README.md.
 #include <memory>
 
-#include "broker/handlers/broker_context.h"
-#include "broker/handlers/group_service.h"
+#include "broker/handler_api/broker_context.h"
+#include "broker/handler_api/group_service.h"
 
 namespace weir::coordinator {
 

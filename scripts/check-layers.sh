@@ -56,9 +56,7 @@ layer_of() {
     broker/replication/*) echo replication ;;
     # What handlers, coordinators and the admin listener share: the context a
     # request runs in and the services the coordinators implement.
-    broker/handlers/broker_context.* | broker/handlers/fetch_sessions.* | broker/handlers/request_context.* | \
-      broker/handlers/group_service.* | broker/handlers/transaction_service.* | broker/handlers/coordinator_locator.*)
-      echo handler-api ;;
+    broker/handler_api/*) echo handler-api ;;
     broker/handlers/*) echo handlers ;;
     broker/metrics/*) echo metrics ;;
     broker/faults/*) echo faults ;;

@@ -15,9 +15,9 @@
 #include <random>
 #include <unordered_map>
 
-#include "broker/handlers/broker_context.h"
-#include "broker/handlers/coordinator_locator.h"
-#include "broker/handlers/group_service.h"
+#include "broker/handler_api/broker_context.h"
+#include "broker/handler_api/coordinator_locator.h"
+#include "broker/handler_api/group_service.h"
 #include "broker/partitions/partition.h"
 #include "coordinator/group/group_manager.h"
 #include "coordinator/runtime/coordinator_runtime.h"

@@ -1,4 +1,4 @@
-#include "broker/handlers/broker_context.h"
+#include "broker/handler_api/broker_context.h"
 
 #include "broker/partitions/replica_manager.h"
 

@@ -9,7 +9,7 @@
 
 #include "broker/config/broker_config.h"
 #include "broker/config/topic_config.h"
-#include "broker/handlers/fetch_sessions.h"
+#include "broker/handler_api/fetch_sessions.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/metadata/producer_id_manager.h"
 #include "protocol/wire/reader.h"

@@ -1,4 +1,4 @@
-#include "broker/handlers/fetch_sessions.h"
+#include "broker/handler_api/fetch_sessions.h"
 
 #include <boost/asio/steady_timer.hpp>
 

@@ -5,8 +5,8 @@
 // the Broker gets it from a factory at start-up.
 #include <boost/asio/awaitable.hpp>
 
-#include "broker/handlers/coordinator_locator.h"
-#include "broker/handlers/request_context.h"
+#include "broker/handler_api/coordinator_locator.h"
+#include "broker/handler_api/request_context.h"
 #include "messages/add_offsets_to_txn.h"
 #include "messages/add_partitions_to_txn.h"
 #include "messages/describe_transactions.h"

@@ -4,8 +4,8 @@
 // Broker gets it from a factory at start-up.
 #include <boost/asio/awaitable.hpp>
 
-#include "broker/handlers/coordinator_locator.h"
-#include "broker/handlers/request_context.h"
+#include "broker/handler_api/coordinator_locator.h"
+#include "broker/handler_api/request_context.h"
 #include "messages/delete_groups.h"
 #include "messages/describe_groups.h"
 #include "messages/heartbeat.h"
