@@ -12,6 +12,7 @@
 #include "broker/common/logging.h"
 #include "broker/config/command_line.h"
 #include "broker/config/config_error.h"
+#include "broker/controller/zk_controller.h"
 #include "broker/server/broker.h"
 #include "cli/configs/configs_cli.h"
 #include "cli/dumplog/dump_log_cli.h"
@@ -19,7 +20,6 @@
 #include "cli/logdirs/log_dirs_cli.h"
 #include "cli/topics/topics_cli.h"
 #include "cli/transactions/transactions_cli.h"
-#include "coordinator/controller/zk_controller.h"
 #include "coordinator/group_coordinator.h"
 #include "coordinator/txn/transaction_coordinator.h"
 

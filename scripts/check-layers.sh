@@ -61,6 +61,7 @@ layer_of() {
     broker/metrics/*) echo metrics ;;
     broker/faults/*) echo faults ;;
     broker/net/* | broker/dispatch/*) echo net ;;
+    broker/controller/*) echo controller ;;
     broker/admin/*) echo admin ;;
     broker/server/*) echo server ;;
     app/*) echo main ;;
@@ -68,7 +69,6 @@ layer_of() {
     coordinator/group/* | coordinator/store/* | coordinator/service/* | coordinator/group_coordinator.*)
       echo group-coordinator ;;
     coordinator/txn/*) echo txn-coordinator ;;
-    coordinator/controller/*) echo controller ;;
     cli/groups/* | cli/topics/* | cli/configs/* | cli/rdkafka/*) echo cli ;;
     cli/dumplog/*) echo dumplog ;;
     cli/transactions/* | cli/logdirs/* | cli/wireclient/*) echo wire-tools ;;

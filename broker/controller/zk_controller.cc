@@ -1,4 +1,4 @@
-#include "coordinator/controller/zk_controller.h"
+#include "broker/controller/zk_controller.h"
 
 #include <fmt/ranges.h>
 
@@ -12,7 +12,7 @@
 #include "broker/config/config_def.h"
 #include "broker/config/config_keys.h"
 #include "broker/config/topic_config.h"
-#include "coordinator/controller/partition_leadership.h"
+#include "broker/controller/partition_leadership.h"
 
 namespace weir::controller {
 namespace paths = zk::paths;

@@ -1,4 +1,4 @@
-#include "coordinator/controller/partition_leadership.h"
+#include "broker/controller/partition_leadership.h"
 
 #include <algorithm>
 #include <map>

@@ -10,9 +10,9 @@
 #include <future>
 #include <thread>
 
+#include "broker/controller/zk_controller.h"
 #include "broker/metadata/zookeeper/test/zookeeper_server.h"
 #include "broker/metadata/zookeeper/zk_metadata_store.h"
-#include "coordinator/controller/zk_controller.h"
 
 namespace weir::controller {
 namespace {
