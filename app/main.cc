@@ -20,7 +20,7 @@
 #include "cli/logdirs/log_dirs_cli.h"
 #include "cli/topics/topics_cli.h"
 #include "cli/transactions/transactions_cli.h"
-#include "coordinator/group_coordinator.h"
+#include "coordinator/group/group_coordinator.h"
 #include "coordinator/txn/transaction_coordinator.h"
 
 int main(int argc, char** argv) {

@@ -29,15 +29,17 @@ table admin weir_admin handlers handler-api partitions storage metadata config p
 table server weir_server admin net handlers handler-api replication client partitions storage metadata config \
   properties metrics faults protocol common
 table coordinator-runtime weir_coordinator_runtime partitions metadata config properties protocol common
-table group-coordinator weir_group_coordinator coordinator-runtime handler-api partitions metadata config properties \
+table group-core weir_group_core protocol
+table txn-core weir_txn_core protocol
+table group-coordinator weir_group_coordinator group-core coordinator-runtime handler-api partitions metadata config properties \
   protocol common
-table txn-coordinator weir_txn_coordinator group-coordinator coordinator-runtime handler-api client partitions metadata \
+table txn-coordinator weir_txn_coordinator txn-core group-coordinator coordinator-runtime handler-api client partitions metadata \
   config properties protocol common
 table controller weir_controller metadata config properties protocol common
 table cli weir_cli properties protocol
 table dumplog weir_dumplog storage protocol common
 table wire-tools weir_txncli client protocol common
-table main weir server coordinator-runtime group-coordinator txn-coordinator controller cli dumplog wire-tools \
+table main weir server coordinator-runtime group-core group-coordinator txn-core txn-coordinator controller cli dumplog wire-tools \
   admin net handlers handler-api replication client partitions storage metadata config properties metrics faults \
   protocol common
 
@@ -66,8 +68,11 @@ layer_of() {
     broker/server/*) echo server ;;
     app/*) echo main ;;
     coordinator/runtime/*) echo coordinator-runtime ;;
-    coordinator/group/* | coordinator/store/* | coordinator/service/* | coordinator/group_coordinator.*)
-      echo group-coordinator ;;
+    # The coordinators' state machines, without I/O: they link only the protocol.
+    coordinator/group/group.* | coordinator/group/member.* | coordinator/group/group_manager* | \
+      coordinator/group/types.*) echo group-core ;;
+    coordinator/group/*) echo group-coordinator ;;
+    coordinator/txn/txn_manager.* | coordinator/txn/types.*) echo txn-core ;;
     coordinator/txn/*) echo txn-coordinator ;;
     cli/groups/* | cli/topics/* | cli/configs/* | cli/rdkafka/*) echo cli ;;
     cli/dumplog/*) echo dumplog ;;

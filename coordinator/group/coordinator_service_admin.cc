@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "coordinator/service/coordinator_service.h"
+#include "coordinator/group/coordinator_service.h"
 
 namespace weir::coordinator {
 

@@ -1,5 +1,5 @@
 // Lifecycle, request admission, effects and timers of the coordinator.
-#include "coordinator/service/coordinator_service.h"
+#include "coordinator/group/coordinator_service.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -8,8 +8,8 @@
 #include <deque>
 
 #include "broker/common/logging.h"
-#include "coordinator/service/error_mapping.h"
-#include "coordinator/store/partitioner.h"
+#include "coordinator/group/error_mapping.h"
+#include "coordinator/group/partitioner.h"
 
 namespace weir::coordinator {
 

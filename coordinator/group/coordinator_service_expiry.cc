@@ -3,7 +3,7 @@
 #include <map>
 
 #include "broker/common/logging.h"
-#include "coordinator/service/coordinator_service.h"
+#include "coordinator/group/coordinator_service.h"
 
 namespace weir::coordinator {
 

@@ -21,7 +21,7 @@
 #include "broker/metadata/test/run_task.h"
 #include "broker/partitions/replica_manager.h"
 #include "broker/server/broker_core.h"
-#include "coordinator/service/coordinator_service.h"
+#include "coordinator/group/coordinator_service.h"
 #include "protocol/wire/writer.h"
 
 namespace weir::coordinator::test {

@@ -1,5 +1,5 @@
 // JoinGroup, SyncGroup, Heartbeat and LeaveGroup at every version.
-#include "coordinator/service/coordinator_service.h"
+#include "coordinator/group/coordinator_service.h"
 
 // GCC 12 reports a spurious -Wmismatched-new-delete on the asio coroutine
 // frames of the two handlers that park (asio allocates and frees the frame

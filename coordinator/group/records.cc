@@ -1,4 +1,4 @@
-#include "coordinator/store/records.h"
+#include "coordinator/group/records.h"
 
 #include "protocol/wire/writer.h"
 

@@ -5,7 +5,7 @@
 #include <boost/asio/detached.hpp>
 
 #include "broker/common/logging.h"
-#include "coordinator/service/coordinator_service.h"
+#include "coordinator/group/coordinator_service.h"
 
 namespace weir::coordinator {
 

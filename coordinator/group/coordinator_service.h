@@ -20,10 +20,10 @@
 #include "broker/handler_api/group_service.h"
 #include "broker/partitions/partition.h"
 #include "coordinator/group/group_manager.h"
+#include "coordinator/group/parked.h"
+#include "coordinator/group/records.h"
+#include "coordinator/group/replay.h"
 #include "coordinator/runtime/coordinator_runtime.h"
-#include "coordinator/service/parked.h"
-#include "coordinator/store/records.h"
-#include "coordinator/store/replay.h"
 
 namespace weir::coordinator {
 
@@ -94,7 +94,7 @@ private:
     [[nodiscard]] TimeMs now() const { return clock_(); }
     [[nodiscard]] std::optional<ErrorCode> group_status(std::string_view group_id, Api api) const;
 
-    // ---- the runtime's shard (group_loading.cc) ----
+    // ---- the runtime's shard (coordinator_service_loading.cc) ----
     void replay(std::int32_t partition, const store::StoredRecord& record) override;
     void replay_marker(std::int32_t partition, const runtime::StoredMarker& marker) override;
     void loaded(std::int32_t partition) override;
@@ -107,7 +107,7 @@ private:
     void on_deadline();
     Task<void> finish_store(runtime::CoordinatorRuntime::Appended appended, std::uint64_t store_id);
 
-    // ---- tombstones (offset_expiry.cc) ----
+    // ---- tombstones (coordinator_service_expiry.cc) ----
     Task<void> write_tombstones(std::vector<Tombstones> tombstones);
 
     handlers::BrokerContext& broker_;

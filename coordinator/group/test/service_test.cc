@@ -2,10 +2,10 @@
 // versions, durability across a restart, loading, expiry, compaction.
 #include <boost/asio/detached.hpp>
 
-#include "coordinator/service/test/service_fixture.h"
-#include "coordinator/store/partitioner.h"
-#include "coordinator/store/records.h"
-#include "coordinator/store/replay.h"
+#include "coordinator/group/partitioner.h"
+#include "coordinator/group/records.h"
+#include "coordinator/group/replay.h"
+#include "coordinator/group/test/service_fixture.h"
 #include "messages/consumer_protocol.h"
 
 namespace weir::coordinator::test {

@@ -1,4 +1,4 @@
-#include "coordinator/store/replay.h"
+#include "coordinator/group/replay.h"
 
 namespace weir::coordinator::store {
 

@@ -1,10 +1,10 @@
 // __consumer_offsets records in Kafka's byte formats, replay and partitioning.
-#include "coordinator/store/records.h"
+#include "coordinator/group/records.h"
 
 #include <gtest/gtest.h>
 
-#include "coordinator/store/partitioner.h"
-#include "coordinator/store/replay.h"
+#include "coordinator/group/partitioner.h"
+#include "coordinator/group/replay.h"
 
 namespace weir::coordinator::store {
 namespace {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "coordinator/store/records.h"
+#include "coordinator/group/records.h"
 
 namespace weir::coordinator::store {
 

@@ -1,6 +1,6 @@
-#include "coordinator/group_coordinator.h"
+#include "coordinator/group/group_coordinator.h"
 
-#include "coordinator/service/coordinator_service.h"
+#include "coordinator/group/coordinator_service.h"
 
 namespace weir::coordinator {
 

@@ -4,9 +4,9 @@
 // transaction's marker reaches their __consumer_offsets partition.
 #include <map>
 
-#include "coordinator/service/coordinator_service.h"
-#include "coordinator/service/error_mapping.h"
-#include "coordinator/service/offset_checks.h"
+#include "coordinator/group/coordinator_service.h"
+#include "coordinator/group/error_mapping.h"
+#include "coordinator/group/offset_checks.h"
 
 namespace weir::coordinator {
 

@@ -1,4 +1,4 @@
-#include "coordinator/store/partitioner.h"
+#include "coordinator/group/partitioner.h"
 
 namespace weir::coordinator::store {
 
