@@ -14,7 +14,7 @@
 #include "broker/metadata/zookeeper/test/zookeeper_server.h"
 #include "broker/metadata/zookeeper/zk_client.h"
 #include "broker/metadata/zookeeper/zk_data.h"
-#include "coordinator/store/partitioner.h"
+#include "coordinator/group/partitioner.h"
 #include "harness/admin.h"
 #include "harness/broker_process.h"
 #include "harness/http_client.h"

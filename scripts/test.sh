@@ -130,6 +130,8 @@ fi
 
 echo "=== build and run every test ==="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_WERROR=ON >/dev/null
+# Now that CMake has placed every source in a library, each must be its layer's.
+scripts/check-layers.sh build || status=1
 cmake --build build -j"$jobs"
 run_ctest build || status=1
 

@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "broker/faults/fault_injector.h"
-#include "broker/handlers/broker_context.h"
+#include "broker/handler_api/broker_context.h"
 #include "broker/metrics/metrics_registry.h"
 
 namespace weir::storage {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "broker/handlers/group_service.h"
+#include "broker/handler_api/group_service.h"
 #include "broker/partitions/replica_manager.h"
 #include "messages/consumer_protocol.h"
 

@@ -7,7 +7,7 @@
 #include "broker/common/logging.h"
 #include "broker/dispatch/fault_application.h"
 #include "broker/dispatch/request_accounting.h"
-#include "broker/handlers/request_context.h"
+#include "broker/handler_api/request_context.h"
 #include "messages/api_table.h"
 
 namespace weir::dispatch {

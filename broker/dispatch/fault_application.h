@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "broker/faults/fault_injector.h"
-#include "broker/handlers/broker_context.h"
+#include "broker/handler_api/broker_context.h"
 #include "messages/produce.h"
 
 namespace weir::dispatch::fault {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "broker/handlers/broker_context.h"
+#include "broker/handler_api/broker_context.h"
 #include "broker/metrics/metrics_registry.h"
 #include "messages/fetch.h"
 #include "messages/produce.h"

@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "broker/handlers/fetch_sessions.h"
+#include "broker/handler_api/fetch_sessions.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partitions/fetch_conversion.h"
 #include "broker/partitions/replica_manager.h"

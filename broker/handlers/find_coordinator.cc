@@ -1,7 +1,7 @@
 // FindCoordinator at every version (batched keys from v4): each key type is
 // answered by its coordinator's locator.
-#include "broker/handlers/coordinator_locator.h"
-#include "broker/handlers/group_service.h"
+#include "broker/handler_api/coordinator_locator.h"
+#include "broker/handler_api/group_service.h"
 #include "broker/handlers/handlers.h"
 
 namespace weir::handlers {

@@ -1,5 +1,5 @@
 // The consumer-group API family: forwarded to the group coordinator.
-#include "broker/handlers/group_service.h"
+#include "broker/handler_api/group_service.h"
 #include "broker/handlers/handlers.h"
 
 namespace weir::handlers {

@@ -5,9 +5,9 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
-#include "broker/handlers/broker_context.h"
-#include "broker/handlers/group_service.h"
-#include "broker/handlers/request_context.h"
+#include "broker/handler_api/broker_context.h"
+#include "broker/handler_api/group_service.h"
+#include "broker/handler_api/request_context.h"
 #include "messages/add_offsets_to_txn.h"
 #include "messages/add_partitions_to_txn.h"
 #include "messages/alter_configs.h"

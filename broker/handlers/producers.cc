@@ -6,8 +6,8 @@
 // an idempotent producer recovering from a lost sequence asks again and
 // starts over with the new id); only a transactional id's producer keeps its
 // id and has its epoch bumped, by the transaction coordinator.
+#include "broker/handler_api/transaction_service.h"
 #include "broker/handlers/handlers.h"
-#include "broker/handlers/transaction_service.h"
 #include "broker/metadata/producer_id_manager.h"
 #include "broker/partitions/replica_manager.h"
 

@@ -3,8 +3,8 @@
 // coordinator (InitProducerId with a transactional id goes there from
 // producers.cc). A broker without one answers as a broker that is no
 // coordinator (COORDINATOR_NOT_AVAILABLE).
+#include "broker/handler_api/transaction_service.h"
 #include "broker/handlers/handlers.h"
-#include "broker/handlers/transaction_service.h"
 
 namespace weir::handlers {
 

@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "broker/handlers/request_context.h"
+#include "broker/handler_api/request_context.h"
 #include "protocol/wire/frame.h"
 #include "protocol/wire/reader.h"
 

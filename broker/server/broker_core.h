@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "broker/config/broker_config.h"
-#include "broker/handlers/broker_context.h"
+#include "broker/handler_api/broker_context.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/partitions/replica_manager.h"
 #include "broker/replication/replica_fetcher.h"

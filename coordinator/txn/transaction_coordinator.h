@@ -3,8 +3,8 @@
 // broker's parts. See coordinator/txn/README.md.
 #include <memory>
 
-#include "broker/handlers/broker_context.h"
-#include "broker/handlers/transaction_service.h"
+#include "broker/handler_api/broker_context.h"
+#include "broker/handler_api/transaction_service.h"
 
 namespace weir::coordinator {
 

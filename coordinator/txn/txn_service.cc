@@ -9,8 +9,8 @@
 #include <chrono>
 
 #include "broker/common/logging.h"
-#include "coordinator/store/partitioner.h"
-#include "coordinator/store/records.h"
+#include "coordinator/group/partitioner.h"
+#include "coordinator/group/records.h"
 #include "coordinator/txn/records.h"
 
 namespace weir::coordinator::txn {

@@ -13,9 +13,9 @@
 #include <memory>
 #include <optional>
 
-#include "broker/handlers/broker_context.h"
-#include "broker/handlers/coordinator_locator.h"
-#include "broker/handlers/transaction_service.h"
+#include "broker/handler_api/broker_context.h"
+#include "broker/handler_api/coordinator_locator.h"
+#include "broker/handler_api/transaction_service.h"
 #include "coordinator/runtime/coordinator_runtime.h"
 #include "coordinator/txn/marker_sender.h"
 #include "coordinator/txn/txn_manager.h"

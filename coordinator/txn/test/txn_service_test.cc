@@ -3,7 +3,7 @@
 // marker sender and a fake clock.
 #include <boost/asio/detached.hpp>
 
-#include "coordinator/store/partitioner.h"
+#include "coordinator/group/partitioner.h"
 #include "coordinator/txn/test/txn_service_fixture.h"
 
 namespace weir::coordinator::txn::test {
