@@ -11,10 +11,6 @@ config::TopicConfig BrokerContext::topic_config(std::string_view topic) const {
                                         snapshot->dynamic_broker_configs(config.broker_id));
 }
 
-std::int32_t BrokerContext::topic_max_message_bytes(std::string_view topic) const {
-    return topic_config(topic).max_message_bytes;
-}
-
 std::optional<std::string> BrokerContext::topic_name_for_id(const Uuid& id) const {
     auto info = metadata.topic_by_id(id);
     if (!info) return std::nullopt;

@@ -47,7 +47,6 @@ struct BrokerContext {
     // Broker defaults (server.properties and dynamic broker configs) overlaid
     // with the topic's overrides (defaults if unknown).
     [[nodiscard]] config::TopicConfig topic_config(std::string_view topic) const;
-    [[nodiscard]] std::int32_t topic_max_message_bytes(std::string_view topic) const;
     [[nodiscard]] std::optional<std::string> topic_name_for_id(const Uuid& id) const;
 
     // Kafka's ReplicaManager.getPartitionOrError: the partition if this broker

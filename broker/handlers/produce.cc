@@ -18,9 +18,9 @@ constexpr std::int16_t kAcksAll = -1;
 
 // A partition appended with acks=all, waiting for the high watermark.
 struct AwaitingAcks {
-    std::size_t topic = 0;
-    std::size_t partition = 0;
-    TopicPartition tp;
+    std::size_t topic_index = 0;
+    std::size_t partition_index = 0;
+    std::shared_ptr<partitions::Partition> partition;
     std::int64_t required_offset = 0;
 };
 
@@ -48,13 +48,12 @@ Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& c
             }
             partitions::ProduceLimits limits;
             limits.produce_version = ctx.version();
-            limits.max_message_bytes = broker.topic_max_message_bytes(topic.name);
             limits.acks_all = request.acks == kAcksAll;
             wire::ByteSpan records = partition.records ? partition.records->bytes() : wire::ByteSpan{};
-            TopicPartition tp{topic.name, partition.index};
+            auto local = broker.local_partition(*snapshot, {topic.name, partition.index});
             partitions::ProduceResult result;
-            if (auto local = broker.local_partition(*snapshot, tp); local.partition)
-                result = broker.partitions.produce(tp, records, limits);
+            if (local.partition)
+                result = local.partition->append_records_as_leader(records, limits);
             else
                 result.error = local.error;
             out.error_code = to_int(result.error);
@@ -70,16 +69,16 @@ Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& c
             }
             if (request.acks == kAcksAll && result.error == ErrorCode::none)
                 awaiting.push_back({response.responses.size() - 1, topic_out.partition_responses.size() - 1,
-                                    std::move(tp), result.last_offset + 1});
+                                    std::move(local.partition), result.last_offset + 1});
         }
     }
     // Kafka's DelayedProduce: a partition not replicated in time keeps its
     // offsets and reports REQUEST_TIMED_OUT.
     const auto deadline = ctx.received + std::chrono::milliseconds(std::max<std::int32_t>(request.timeout_ms, 0));
     for (const auto& a : awaiting) {
-        auto error = co_await broker.partitions.wait_for_high_watermark(a.tp, a.required_offset, deadline);
+        auto error = co_await broker.partitions.wait_for_high_watermark(a.partition, a.required_offset, deadline);
         if (error != ErrorCode::none)
-            response.responses[a.topic].partition_responses[a.partition].error_code = to_int(error);
+            response.responses[a.topic_index].partition_responses[a.partition_index].error_code = to_int(error);
     }
     co_return response;
 }

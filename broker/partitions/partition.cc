@@ -433,8 +433,43 @@ void Partition::record_completed_txns(const std::vector<CompletedTxn>& completed
     }
 }
 
+bool Partition::isr_below_min() const { return static_cast<std::int32_t>(isr_.size()) < config().min_insync_replicas; }
+
+ErrorCode Partition::after_replication(ErrorCode error) const {
+    return error == ErrorCode::none && isr_below_min() ? ErrorCode::not_enough_replicas_after_append : error;
+}
+
+ProduceResult Partition::append_records_as_leader(wire::ByteSpan records, const ProduceLimits& limits) {
+    ProduceResult result;
+    if (limits.acks_all && is_leader_ && isr_below_min()) {
+        result.error = ErrorCode::not_enough_replicas;
+        result.error_message = "The size of the current ISR " + std::to_string(isr_.size()) +
+                               " is insufficient to satisfy the min.isr requirement of " +
+                               std::to_string(config().min_insync_replicas) + " for partition " + tp_.to_string();
+        return result;
+    }
+    auto validated = validate_produced_records(tp_, records, limits, config());
+    if (validated.error != ErrorCode::none) {
+        result.error = validated.error;
+        result.error_message = std::move(validated.error_message);
+        // Weir has always reported the log start with record errors.
+        if (!validated.record_errors.empty()) result.log_start_offset = log_->log_start_offset();
+        result.record_errors = std::move(validated.record_errors);
+        return result;
+    }
+    auto appended = append(validated.batches, validated.headers, AppendOrigin::client);
+    result.error = appended.error;
+    result.error_message = std::move(appended.error_message);
+    result.base_offset = appended.base_offset;
+    result.last_offset = appended.last_offset;
+    result.log_append_time = appended.log_append_time;
+    result.log_start_offset = appended.log_start_offset;
+    return result;
+}
+
 AppendResult Partition::append_txn_marker(std::int64_t producer_id, std::int16_t producer_epoch,
                                           std::int32_t coordinator_epoch, bool commit) {
+    if (is_leader_ && isr_below_min()) return {.error = ErrorCode::not_enough_replicas};
     const auto now =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
@@ -445,6 +480,22 @@ AppendResult Partition::append_txn_marker(std::int64_t producer_id, std::int16_t
 }
 
 AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin origin) {
+    std::vector<records::BatchHeader> headers;
+    try {
+        for (std::size_t pos = 0; pos < batches.size();) {
+            auto h = records::parse_batch_header(batches.subspan(pos));
+            if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+            headers.push_back(h);
+            pos += h.total_size();
+        }
+    } catch (const wire::DecodeError& e) {
+        return {.error = ErrorCode::corrupt_message, .error_message = e.what()};
+    }
+    return append(batches, headers, origin);
+}
+
+AppendResult Partition::append(std::span<std::uint8_t> batches, std::span<const records::BatchHeader> headers,
+                               AppendOrigin origin) {
     AppendResult result;
     if (auto error = check_leader(kNoLeaderEpoch, true); error != ErrorCode::none) {
         result.error = error;
@@ -452,17 +503,15 @@ AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin ori
     }
     // The offsets the log will give, for the producer checks.
     std::vector<ProducerBatchView> views;
-    try {
-        views = producer_batches(batches);
-        auto next = log_->log_end_offset();
-        for (auto& view : views) {
-            view.header.base_offset = next;
-            next = view.header.last_offset() + 1;
-        }
-    } catch (const wire::DecodeError& e) {
-        result.error = ErrorCode::corrupt_message;
-        result.error_message = e.what();
-        return result;
+    views.reserve(headers.size());
+    auto next = log_->log_end_offset();
+    std::size_t pos = 0;
+    for (const auto& header : headers) {
+        auto& view = views.emplace_back(ProducerBatchView{header, std::nullopt});
+        if (header.is_control()) view.marker = end_txn_marker_of(header, batches.subspan(pos, header.total_size()));
+        view.header.base_offset = next;
+        next = view.header.last_offset() + 1;
+        pos += header.total_size();
     }
     auto producers = producer_state_.prepare(views, origin);
     if (producers.error != ErrorCode::none) {
@@ -479,7 +528,7 @@ AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin ori
         result.log_start_offset = log_->log_start_offset();
         return result;
     }
-    result = write_to_log(*log_, storage_error_log_, [&] { return log_->append(batches); });
+    result = write_to_log(*log_, storage_error_log_, [&] { return log_->append(batches, headers); });
     if (result.error != ErrorCode::none) return result;
     if (result.log_append_time >= 0) {
         // LogAppendTime batches carry the append time, not the producer's.
@@ -498,7 +547,7 @@ asio::awaitable<ErrorCode> Partition::wait_for_high_watermark(std::int64_t offse
                                                               std::chrono::steady_clock::time_point deadline) {
     auto self = shared_from_this();
     if (auto error = check_leader(kNoLeaderEpoch, true); error != ErrorCode::none) co_return error;
-    if (high_watermark_ >= offset) co_return ErrorCode::none;
+    if (high_watermark_ >= offset) co_return after_replication(ErrorCode::none);
 
     asio::steady_timer timer(executor_, deadline);
     ErrorCode result = ErrorCode::request_timed_out;
@@ -515,7 +564,7 @@ asio::awaitable<ErrorCode> Partition::wait_for_high_watermark(std::int64_t offse
     } unregister{*self, id};
     boost::system::error_code ec;
     co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    co_return result;
+    co_return after_replication(result);
 }
 
 std::int64_t Partition::fetchable_end(FetchIsolation isolation) const {

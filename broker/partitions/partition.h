@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "broker/partitions/produce_validation.h"
 #include "broker/partitions/producer_state.h"
 #include "broker/partitions/waiters.h"
 #include "broker/storage/log_config.h"
@@ -263,18 +264,29 @@ public:
     // writes (epochs checked, sequences and duplicates not, as Kafka's
     // AppendOrigin.COORDINATOR).
     AppendResult append(std::span<std::uint8_t> batches, AppendOrigin origin = AppendOrigin::client);
+    // The same with the batches' headers parsed already (by validation).
+    AppendResult append(std::span<std::uint8_t> batches, std::span<const records::BatchHeader> headers,
+                        AppendOrigin origin);
+    // Kafka's Partition.appendRecordsToLeader for a client's Produce: with
+    // acks=all, NOT_ENOUGH_REPLICAS below min.insync.replicas before anything
+    // else; then LogValidator's checks (validate_produced_records) and append().
+    ProduceResult append_records_as_leader(wire::ByteSpan records, const ProduceLimits& limits);
     // WriteTxnMarkers, as leader: a control batch ending `producer_id`'s
     // transaction (COMMIT if `commit`, else ABORT), through the producer
     // checks (an older producer epoch: INVALID_PRODUCER_EPOCH; an older
     // coordinator epoch: TRANSACTION_COORDINATOR_FENCED). An ABORT that ends
-    // a transaction with data here enters the transaction index. Replicated
-    // as any batch: wait_for_high_watermark(last_offset + 1) for acks=all.
+    // a transaction with data here enters the transaction index. Kafka
+    // appends markers with acks=all: NOT_ENOUGH_REPLICAS below
+    // min.insync.replicas. Replicated as any batch:
+    // wait_for_high_watermark(last_offset + 1).
     AppendResult append_txn_marker(std::int64_t producer_id, std::int16_t producer_epoch,
                                    std::int32_t coordinator_epoch, bool commit);
     // acks=all: resolves with none once the high watermark reaches `offset`,
     // REQUEST_TIMED_OUT at `deadline`, NOT_LEADER_OR_FOLLOWER if leadership
-    // is lost, the stop reason if the partition stops. Does not suspend when
-    // the high watermark is there already.
+    // is lost, the stop reason if the partition stops, and
+    // NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below
+    // min.insync.replicas meanwhile (Kafka's DelayedProduce). Does not
+    // suspend when the high watermark is there already.
     boost::asio::awaitable<ErrorCode> wait_for_high_watermark(std::int64_t offset,
                                                               std::chrono::steady_clock::time_point deadline);
     // Fails every parked acks=all waiter (shutdown) and wakes parked fetches.
@@ -313,6 +325,10 @@ public:
 
 private:
     [[nodiscard]] std::int64_t fetchable_end(FetchIsolation isolation) const;
+    // Kafka's min.insync.replicas check, for every acks=all path.
+    [[nodiscard]] bool isr_below_min() const;
+    // A replicated append still needs the ISR at min.insync.replicas (Kafka's DelayedProduce).
+    [[nodiscard]] ErrorCode after_replication(ErrorCode error) const;
     // The smallest log end among the ISR; returns whether it moved.
     bool maybe_advance_high_watermark();
     void start_epoch(std::int32_t epoch);

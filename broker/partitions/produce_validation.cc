@@ -59,7 +59,7 @@ std::string record_errors_message(const std::vector<RecordError>& errors) {
 }  // namespace
 
 ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteSpan records,
-                                           const ProduceLimits& limits, const LogConfig& config) {
+                                           const ProduceLimits& limits, const storage::LogConfig& config) {
     if (config.cleanup_compact && !records.empty()) {
         if (auto errors = unkeyed_record_errors(tp, records); !errors.empty()) {
             auto r = fail(ErrorCode::invalid_record, record_errors_message(errors));
@@ -90,11 +90,12 @@ ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteS
         // (decompressing if needed) so that no consumer ever receives a batch
         // it cannot parse, and so that the max timestamp the time index and
         // ListOffsets rely on is the records' own.
-        for (const auto& header : records::validate_produced_batches(r.batches, config.message_timestamp_type)) {
-            if (header.total_size() > static_cast<std::size_t>(limits.max_message_bytes))
+        r.headers = records::validate_produced_batches(r.batches, config.message_timestamp_type);
+        for (const auto& header : r.headers) {
+            if (header.total_size() > static_cast<std::size_t>(config.max_message_bytes))
                 return fail(ErrorCode::message_too_large, "batch of " + std::to_string(header.total_size()) +
                                                               " bytes exceeds max.message.bytes " +
-                                                              std::to_string(limits.max_message_bytes));
+                                                              std::to_string(config.max_message_bytes));
             if (header.compression() == records::Compression::zstd && limits.produce_version < 7)
                 return fail(ErrorCode::unsupported_compression_type, "zstd needs produce v7 or above");
             if (static_cast<int>(header.compression()) > 4)

@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "broker/partitions/partition.h"
+#include "broker/storage/log_config.h"
 #include "protocol/errors.h"
+#include "protocol/records/record_batch.h"
 #include "protocol/topic_partition.h"
 #include "protocol/wire/reader.h"
 
 namespace weir::partitions {
 
 struct ProduceLimits {
-    std::int32_t max_message_bytes = 1048588;  // per batch (max.message.bytes)
     std::int16_t produce_version = 0;
     bool acks_all = false;  // acks=-1: the ISR must meet min.insync.replicas
 };
@@ -31,9 +31,23 @@ struct ValidatedRecords {
     std::string error_message;
     std::vector<RecordError> record_errors;
     wire::Bytes batches;  // v2 batches to append (none on error)
+    // Their headers as validated (max timestamps set): the append takes them
+    // instead of parsing the batches again.
+    std::vector<records::BatchHeader> headers;
 };
 
 ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteSpan records,
-                                           const ProduceLimits& limits, const LogConfig& config);
+                                           const ProduceLimits& limits, const storage::LogConfig& config);
+
+// What a Produce of one partition got.
+struct ProduceResult {
+    ErrorCode error = ErrorCode::none;
+    std::int64_t base_offset = -1;
+    std::int64_t last_offset = -1;  // acks=all waits for the high watermark to pass it
+    std::int64_t log_append_time = -1;
+    std::int64_t log_start_offset = -1;
+    std::string error_message;
+    std::vector<RecordError> record_errors;
+};
 
 }  // namespace weir::partitions

@@ -84,71 +84,30 @@ void ReplicaManager::topic_config_changed(const std::string& topic) {
 }
 
 ProduceResult ReplicaManager::produce(const TopicPartition& tp, wire::ByteSpan records, const ProduceLimits& limits) {
-    ProduceResult result;
     auto partition = get(tp);
-    if (!partition) {
-        result.error = ErrorCode::unknown_topic_or_partition;
-        return result;
-    }
-    // Kafka's Partition.appendRecordsToLeader: acks=all needs enough
-    // in-sync replicas before anything is written.
-    if (limits.acks_all && partition->is_leader() &&
-        static_cast<std::int32_t>(partition->isr().size()) < partition->config().min_insync_replicas) {
-        result.error = ErrorCode::not_enough_replicas;
-        result.error_message = "The size of the current ISR " + std::to_string(partition->isr().size()) +
-                               " is insufficient to satisfy the min.isr requirement of " +
-                               std::to_string(partition->config().min_insync_replicas) + " for partition " +
-                               tp.to_string();
-        return result;
-    }
-    auto validated = validate_produced_records(tp, records, limits, partition->config());
-    if (validated.error != ErrorCode::none) {
-        result.error = validated.error;
-        result.error_message = std::move(validated.error_message);
-        // Weir has always reported the log start with record errors.
-        if (!validated.record_errors.empty()) result.log_start_offset = partition->log_start_offset();
-        result.record_errors = std::move(validated.record_errors);
-        return result;
-    }
-    auto appended = partition->append(validated.batches);
-    result.error = appended.error;
-    result.error_message = std::move(appended.error_message);
-    result.base_offset = appended.base_offset;
-    result.last_offset = appended.last_offset;
-    result.log_append_time = appended.log_append_time;
-    result.log_start_offset = appended.log_start_offset;
-    return result;
+    if (!partition) return {.error = ErrorCode::unknown_topic_or_partition};
+    return partition->append_records_as_leader(records, limits);
 }
 
 AppendResult ReplicaManager::append_txn_marker(const TopicPartition& tp, std::int64_t producer_id,
                                                std::int16_t producer_epoch, std::int32_t coordinator_epoch,
                                                bool commit) {
-    AppendResult result;
     auto partition = get(tp);
-    if (!partition) {
-        result.error = ErrorCode::unknown_topic_or_partition;
-        return result;
-    }
-    if (partition->is_leader() &&
-        static_cast<std::int32_t>(partition->isr().size()) < partition->config().min_insync_replicas) {
-        result.error = ErrorCode::not_enough_replicas;
-        return result;
-    }
+    if (!partition) return {.error = ErrorCode::unknown_topic_or_partition};
     return partition->append_txn_marker(producer_id, producer_epoch, coordinator_epoch, commit);
 }
 
 asio::awaitable<ErrorCode> ReplicaManager::wait_for_high_watermark(TopicPartition tp, std::int64_t offset,
                                                                    std::chrono::steady_clock::time_point deadline) {
-    auto partition = get(tp);
+    co_return co_await wait_for_high_watermark(get(tp), offset, deadline);
+}
+
+asio::awaitable<ErrorCode> ReplicaManager::wait_for_high_watermark(std::shared_ptr<Partition> partition,
+                                                                   std::int64_t offset,
+                                                                   std::chrono::steady_clock::time_point deadline) {
     if (!partition) co_return ErrorCode::unknown_topic_or_partition;
     if (stopping_ && partition->high_watermark() < offset) co_return ErrorCode::request_timed_out;
-    auto error = co_await partition->wait_for_high_watermark(offset, deadline);
-    // Replicated, but the ISR shrank below min.insync.replicas meanwhile
-    // (Kafka's DelayedProduce).
-    if (error == ErrorCode::none &&
-        static_cast<std::int32_t>(partition->isr().size()) < partition->config().min_insync_replicas)
-        co_return ErrorCode::not_enough_replicas_after_append;
-    co_return error;
+    co_return co_await partition->wait_for_high_watermark(offset, deadline);
 }
 
 void ReplicaManager::set_isr_proposer(IsrProposer proposer, std::chrono::milliseconds replica_lag_max) {

@@ -31,16 +31,6 @@ class LogManager;
 
 namespace weir::partitions {
 
-struct ProduceResult {
-    ErrorCode error = ErrorCode::none;
-    std::int64_t base_offset = -1;
-    std::int64_t last_offset = -1;  // acks=all waits for the high watermark to pass it
-    std::int64_t log_append_time = -1;
-    std::int64_t log_start_offset = -1;
-    std::string error_message;
-    std::vector<RecordError> record_errors;
-};
-
 // One partition of a fetch. A null partition did not resolve: the caller
 // answers it, and the fetch returns at once, as Kafka's does on any error.
 struct FetchPartition {
@@ -134,19 +124,20 @@ public:
     void topic_config_changed(const std::string& topic);
 
     // ---- produce ----
-    // Validates the records of one partition of a Produce request and appends
-    // them as leader. Does not wait: acks=all then waits for the high watermark.
+    // Partition::append_records_as_leader on the partition hosted as `tp`
+    // (UNKNOWN_TOPIC_OR_PARTITION if none). A handler that resolved the
+    // partition already calls it there.
     ProduceResult produce(const TopicPartition& tp, wire::ByteSpan records, const ProduceLimits& limits);
-    // WriteTxnMarkers on one partition (Kafka appends markers with acks=all
-    // and AppendOrigin.COORDINATOR): UNKNOWN_TOPIC_OR_PARTITION if not
-    // hosted, NOT_ENOUGH_REPLICAS below min.insync.replicas, else
-    // Partition::append_txn_marker. Does not wait: the caller then waits
-    // for the high watermark to pass last_offset.
+    // WriteTxnMarkers on one partition: UNKNOWN_TOPIC_OR_PARTITION if not
+    // hosted, else Partition::append_txn_marker. Does not wait: the caller
+    // then waits for the high watermark to pass last_offset.
     AppendResult append_txn_marker(const TopicPartition& tp, std::int64_t producer_id, std::int16_t producer_epoch,
                                    std::int32_t coordinator_epoch, bool commit);
     // acks=all: none once the partition's high watermark reaches `offset`;
     // REQUEST_TIMED_OUT at `deadline`; the partition's error if it stops
     // leading or is gone.
+    boost::asio::awaitable<ErrorCode> wait_for_high_watermark(std::shared_ptr<Partition> partition, std::int64_t offset,
+                                                              std::chrono::steady_clock::time_point deadline);
     boost::asio::awaitable<ErrorCode> wait_for_high_watermark(TopicPartition tp, std::int64_t offset,
                                                               std::chrono::steady_clock::time_point deadline);
 

@@ -33,6 +33,7 @@ partitions::LogConfig to_log_config(const config::TopicConfig& t) {
     c.max_compaction_lag_ms = t.max_compaction_lag_ms;
     c.min_cleanable_dirty_ratio = t.min_cleanable_dirty_ratio;
     c.min_insync_replicas = t.min_insync_replicas;
+    c.max_message_bytes = t.max_message_bytes;
     return c;
 }
 

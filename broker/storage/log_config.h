@@ -37,6 +37,9 @@ struct LogConfig {
     // min.insync.replicas: read by the partition layer (acks=all), kept here
     // as Kafka's LogConfig keeps it.
     std::int32_t min_insync_replicas = 1;
+    // max.message.bytes: the largest batch a producer may append (read by
+    // the partition layer's validation, as min.insync.replicas is).
+    std::int32_t max_message_bytes = 1048588;
 
     // Kafka's LogConfig.maxSegmentMs: a compacted log rolls by
     // max.compaction.lag.ms too, since the cleaner never touches the active segment.

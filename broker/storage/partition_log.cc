@@ -171,19 +171,28 @@ void PartitionLog::load(const LoadOptions& options) {
 }
 
 AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
+    std::vector<records::BatchHeader> headers;
+    for (std::size_t pos = 0; pos < batches.size();) {
+        auto h = records::parse_batch_header(batches.subspan(pos));
+        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+        headers.push_back(h);
+        pos += h.total_size();
+    }
+    return append(batches, headers);
+}
+
+AppendResult PartitionLog::append(std::span<std::uint8_t> batches, std::span<const records::BatchHeader> headers) {
     ensure_open();
     auto now = clock_();
     bool log_append_time = config_.message_timestamp_type == records::TimestampType::log_append_time;
 
     // Check the framing before touching anything, so a bad buffer changes nothing.
-    std::vector<records::BatchHeader> headers;
-    for (std::size_t pos = 0; pos < batches.size();) {
-        auto h = records::parse_batch_header(batches.subspan(pos));
-        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+    std::size_t framed = 0;
+    for (const auto& h : headers) {
         if (h.last_offset_delta < 0) throw wire::DecodeError("negative lastOffsetDelta");
-        headers.push_back(h);
-        pos += h.total_size();
+        framed += h.total_size();
     }
+    if (framed != batches.size()) throw wire::DecodeError("record batches do not match their headers");
     AppendResult result;
     result.log_start_offset = log_start_offset_;
     result.base_offset = log_end_offset_;

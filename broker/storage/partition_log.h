@@ -101,6 +101,9 @@ public:
     // uses it, writes to the page cache and returns. Throws
     // wire::DecodeError if the buffer is not whole batches, StorageError on I/O.
     AppendResult append(std::span<std::uint8_t> batches);
+    // The same with the batches' headers parsed already (by the produce
+    // path's validation), in order and covering `batches` exactly.
+    AppendResult append(std::span<std::uint8_t> batches, std::span<const records::BatchHeader> headers);
 
     // A follower's append of its leader's batches, kept as they are: each
     // batch must pass its CRC and start at or after the log end (compaction

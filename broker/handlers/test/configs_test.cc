@@ -539,8 +539,7 @@ TEST_F(DynamicBrokerConfigsTest, LogDefaultsReachTopicsWithoutOverrides) {
     // Produce checks the new max.message.bytes.
     partitions::ProduceLimits limits;
     limits.produce_version = 9;
-    limits.max_message_bytes = context_->topic_max_message_bytes("plain");
-    EXPECT_EQ(limits.max_message_bytes, 100);
+    EXPECT_EQ(partitions_->get({"plain", 0})->config().max_message_bytes, 100);
     const auto batch = make_batch(10, 1000, 64);
     EXPECT_EQ(partitions_->produce({"plain", 0}, batch, limits).error, ErrorCode::message_too_large);
 }

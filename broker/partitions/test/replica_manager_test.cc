@@ -76,7 +76,7 @@ struct Replicas : ::testing::Test {
 
     ProduceResult produce(const wire::Bytes& batch, std::int16_t version = 3) {
         partition();
-        return replicas().produce(tp, batch, {.max_message_bytes = 1 << 20, .produce_version = version});
+        return replicas().produce(tp, batch, {.produce_version = version});
     }
 
     std::optional<TimestampAndOffset> offset_for(std::int64_t timestamp) {
