@@ -52,6 +52,22 @@ for label, phase in (("librdkafka defaults (target)", "latency"), ("linger.ms=0 
     cpu = [fmt(m("server_cpu_s", phase=phase, server=s), 2) for s in ("weir", "mock")]
     print(f"| {label} | {cells[0]} | {cells[1]} | {cpu[0]} | {cpu[1]} |")
 
+if pick(server="weir-before"):
+    print()
+    print("| Before and after (same run) | before msgs/s | after msgs/s | after/before | before CPU s/GB | after CPU s/GB |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for label, want in phases:
+        b_ = m("msgs_per_s", server="weir-before", **want); a_ = m("msgs_per_s", server="weir", **want)
+        bc = per_gb(server="weir-before", **want); ac = per_gb(server="weir", **want)
+        print(f"| {label} | {fmt(b_)} | {fmt(a_)} | {ratio(a_, b_)} | {fmt(bc, 2)} | {fmt(ac, 2)} |")
+    for label, phase in (("latency, defaults: p50 / p99 / p99.9 ms", "latency"),
+                         ("latency, linger.ms=0: p50 / p99 / p99.9 ms", "latency_linger0")):
+        cells = [" / ".join(fmt(m(f, phase=phase, server=s), 2) for f in ("p50_ms", "p99_ms", "p999_ms"))
+                 for s in ("weir-before", "weir")]
+        print(f"| {label} | {cells[0]} | {cells[1]} | | | |")
+
+if not pick(phase="startup"):
+    sys.exit(0)
 print()
 print("| Start-up and memory | Weir | mock |")
 print("| --- | ---: | ---: |")

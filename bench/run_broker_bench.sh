@@ -10,7 +10,10 @@
 #   bench/run_broker_bench.sh [--reps 3] [--quick]
 #
 # --quick: small counts (a smoke test of the script, figures meaningless).
-# Env: BUILD_DIR (default build-bench), BENCH_TMP (default /tmp).
+# Env: BUILD_DIR (default build-bench), BENCH_TMP (default /tmp);
+# WEIR_BEFORE=<another weir binary> runs every client phase against it too, in
+# the same repetitions (a before and after); SKIP_STARTUP=1 leaves out the
+# start-up measures.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,9 +36,11 @@ WORK=$(mktemp -d "${BENCH_TMP:-/tmp}/weir-broker-bench.XXXXXX")
 RESULTS=$BUILD/broker_bench_results.txt
 TABLE=$BUILD/broker_bench_table.md
 : >"$RESULTS"
-WEIR_PID=""; MOCK_PID=""
+WEIR_PID=""; MOCK_PID=""; BEFORE_PID=""
+SERVERS=(weir mock)
+[[ -n ${WEIR_BEFORE:-} ]] && SERVERS=(weir-before weir mock)
 
-trap cleanup EXIT
+trap 'stop_pid "$BEFORE_PID"; cleanup' EXIT
 
 weir_args() {  # data dir, port
   echo serve --override "listeners=PLAINTEXT://127.0.0.1:$2" --override "log.dirs=$1" \
@@ -52,17 +57,35 @@ start_weir() {  # data dir
   WEIR_BOOT=127.0.0.1:$WEIR_PORT
 }
 
+start_before() {  # data dir: $WEIR_BEFORE, as start_weir
+  local port
+  port=$(free_port)
+  # shellcheck disable=SC2046
+  "$WEIR_BEFORE" $(weir_args "$1" "$port") >>"$WORK/weir-before.log" 2>&1 &
+  BEFORE_PID=$!
+  wait_port "$port"
+  BEFORE_BOOT=127.0.0.1:$port
+}
+
+server_pid_boot() {  # server: sets pid and boot
+  case $1 in
+    weir) pid=$WEIR_PID boot=$WEIR_BOOT ;;
+    weir-before) pid=$BEFORE_PID boot=$BEFORE_BOOT ;;
+    *) pid=$MOCK_PID boot=$MOCK_BOOT ;;
+  esac
+}
+
 bench() {  # server label, rep, subcommand args...
   local server=$1 rep=$2; shift 2
   local pid boot
-  if [[ $server == weir ]]; then pid=$WEIR_PID boot=$WEIR_BOOT; else pid=$MOCK_PID boot=$MOCK_BOOT; fi
+  server_pid_boot "$server"
   timeout 900 "$BENCH" "$@" --bootstrap "$boot" --server-pid "$pid" | record server="$server" rep="$rep"
 }
 
 server_totals() {  # rep: peak RSS of each server over the whole run
-  local server pid
-  for server in weir mock; do
-    if [[ $server == weir ]]; then pid=$WEIR_PID; else pid=$MOCK_PID; fi
+  local server pid boot
+  for server in "${SERVERS[@]}"; do
+    server_pid_boot "$server"
     echo "RESULT phase=server_total hwm_kb=$(awk '/VmHWM/{print $2}' /proc/$pid/status)" \
       "rss_kb=$(awk '/VmRSS/{print $2}' /proc/$pid/status)" \
       "cpu_s=$(awk -v t="$(getconf CLK_TCK)" '{sub(/.*\) /,""); split($0,f," "); print (f[12]+f[13])/t}' /proc/$pid/stat)" \
@@ -76,36 +99,40 @@ echo "RESULT phase=env nproc=$(nproc) loadavg_start=$(cut -d' ' -f1-3 /proc/load
 # --- client phases, REPS times; Weir and mock alternate phase by phase --------
 for ((rep = 1; rep <= REPS; rep++)); do
   echo "== repetition $rep/$REPS (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-  rm -rf "$WORK/data"; mkdir -p "$WORK/data"
+  rm -rf "$WORK/data" "$WORK/data-before"; mkdir -p "$WORK/data" "$WORK/data-before"
   start_weir "$WORK/data"
+  [[ -n ${WEIR_BEFORE:-} ]] && start_before "$WORK/data-before"
   start_mock
   for shape in "100 $N100" "1024 $N1K"; do
     read -r size count <<<"$shape"
     for acks in 1 all; do
-      for server in weir mock; do
+      for server in "${SERVERS[@]}"; do
         bench $server $rep produce --topic "p$size-a$acks-r$rep" --count "$count" --size "$size" --acks $acks \
           --partitions $PARTITIONS
       done
     done
-    for server in weir mock; do
+    for server in "${SERVERS[@]}"; do
       # The mock keeps the last 5 MB of each partition: it is read repeatedly
       # until as many bytes as were produced have been consumed.
       bench $server $rep consume --topic "p$size-a1-r$rep" --partitions $PARTITIONS --min-bytes $((size * count))
     done
   done
-  for server in weir mock; do
+  for server in "${SERVERS[@]}"; do
     bench $server $rep latency --topic "lat-r$rep" --rate 1000 --size 1024 --seconds $LAT_S --partitions $PARTITIONS
   done
   # Diagnostic, not a target: the same without the producer's 5 ms linger.
-  for server in weir mock; do
+  for server in "${SERVERS[@]}"; do
     bench $server $rep latency --topic "lat0-r$rep" --rate 1000 --size 1024 --seconds $LAT_S --partitions $PARTITIONS \
       --set linger.ms=0 --name latency_linger0
   done
   server_totals $rep
   echo "RESULT phase=load rep=$rep loadavg=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" | tee -a "$RESULTS"
   stop_pid "$WEIR_PID"; WEIR_PID=""
+  stop_pid "$BEFORE_PID"; BEFORE_PID=""
   stop_pid "$MOCK_PID"; MOCK_PID=""
 done
+
+if [[ ${SKIP_STARTUP:-0} != 1 ]]; then
 
 # --- start-up and idle memory ----------------------------------------------
 PORT=$(free_port)
@@ -136,6 +163,8 @@ timeout 600 "$BENCH" startup --address 127.0.0.1:"$PORT" --runs 1 --stop term --
 # shellcheck disable=SC2046
 timeout 600 "$BENCH" startup --address 127.0.0.1:"$PORT" --runs $STARTUP_RUNS --stop term --log "$WORK/weir.log" \
   -- "$WEIR" $(weir_args "$WORK/run" "$PORT") | record server=weir case=sigterm
+
+fi
 
 echo "RESULT phase=env loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')" | tee -a "$RESULTS"
 
