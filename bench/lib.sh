@@ -56,6 +56,16 @@ start_mock() {  # librdkafka's mock cluster ($MOCK): sets MOCK_PID and MOCK_BOOT
   [[ -n $MOCK_BOOT ]] || { echo "mock did not start" >&2; return 1; }
 }
 
+# Before each run: an empty log dir after the disk has written back what the
+# run before left (the disk's state drifts over a run: later runs were slower,
+# whoever ran them).
+settle() { timeout 120 sync || true; sleep 2; }
+
+client_python() {  # sets PYTHON: the clients' venv that scripts/install-deps.sh makes
+  PYTHON=${WEIR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/weir}/venv-clients/bin/python
+  [[ -x $PYTHON ]] || { echo "no $PYTHON: run scripts/install-deps.sh" >&2; exit 1; }
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 wait_port() {  # port: bounded 30 s

@@ -20,17 +20,13 @@ TOPICS=100
 [[ $QUICK == 1 ]] && TOPICS=20
 bench_build weir
 WEIR=$BUILD/bin/weir
-PYTHON=${WEIR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/weir}/venv-clients/bin/python
-[[ -x $PYTHON ]] || { echo "no $PYTHON: run scripts/install-deps.sh" >&2; exit 1; }
+client_python
 KAFKA_LIBS=$("$ROOT/tools/reference-kafka/install")
 WEIR_PID=""; MOCK_PID=""; KAFKA_PID=""; ZK_PID=""
 trap 'stop_pid "$WEIR_PID"; stop_pid "$KAFKA_PID"; stop_pid "$ZK_PID"; rm -rf "$WORK"' EXIT
 
-# Each run starts its broker on an empty log dir after the disk has written
-# back what the run before left, and the order of the brokers turns each
-# round: the disk's state drifts over a run (later runs were slower, whoever
-# ran them).
-settle() { timeout 120 sync || true; sleep 2; }
+# Each run starts its broker after settle (bench/lib.sh), and the order of the
+# brokers turns each round.
 
 run_weir() {  # label binary rep
   PORT=$(free_port)

@@ -23,13 +23,10 @@ SECONDS_RUN=20
 bench_build weir broker_bench
 WEIR=$BUILD/bin/weir
 BENCH=$BUILD/bin/broker_bench
-PYTHON=${WEIR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/weir}/venv-clients/bin/python
-[[ -x $PYTHON ]] || { echo "no $PYTHON: run scripts/install-deps.sh" >&2; exit 1; }
+client_python
 KAFKA_LIBS=$("$ROOT/tools/reference-kafka/install")
 WEIR_PID=""; MOCK_PID=""; KAFKA_PID=""; ZK_PID=""; CHURN_PID=""
 trap 'stop_pid "$CHURN_PID"; stop_pid "$WEIR_PID"; stop_pid "$KAFKA_PID"; stop_pid "$ZK_PID"; rm -rf "$WORK"' EXIT
-
-settle() { timeout 120 sync || true; sleep 2; }
 
 # The settings of each load, as server.properties lines (both brokers take Kafka's keys).
 settings() {  # load

@@ -81,24 +81,27 @@ void CleanedSegment::add_aborted_txns(std::span<const AbortedTxn> txns) {
     for (const auto& txn : txns) txn_index_->append(txn);
 }
 
-void CleanedSegment::finish(std::optional<std::filesystem::file_time_type> mtime) {
+void CleanedSegment::finish(std::optional<std::filesystem::file_time_type> mtime) { complete(mtime).run(); }
+
+SyncRequest CleanedSegment::complete(std::optional<std::filesystem::file_time_type> mtime) {
     if (stage_ != Stage::writing) throw StorageError("cleaned segment finished twice");
     if (max_timestamp_ >= 0) time_index_->maybe_append(max_timestamp_, offset_of_max_timestamp_, true);
     offset_index_->trim();
     time_index_->trim();
-    offset_index_->flush();
-    time_index_->flush();
+    // Stores through the mappings stay dirty pages of the files: the fsync by path writes them.
     offset_index_->release();
     time_index_->release();
-    for (auto suffix : {kIndexSuffix, kTimeIndexSuffix}) File::open(path(suffix, kCleanedSuffix), false).sync();
-    if (txn_index_) txn_index_->flush();
     if (mtime) {
         std::error_code ec;
         std::filesystem::last_write_time(log_.path(), *mtime, ec);
     }
-    log_.sync();
     log_.close();
     stage_ = Stage::finished;
+    SyncRequest request;
+    for (auto suffix : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix})
+        request.paths.push_back(path(suffix, kCleanedSuffix));
+    if (txn_index_) request.paths.push_back(path(kTxnIndexSuffix, kCleanedSuffix));
+    return request;
 }
 
 void CleanedSegment::rename_all(std::string_view from, std::string_view to) {

@@ -20,6 +20,7 @@
 #include "broker/storage/file.h"
 #include "broker/storage/offset_index.h"
 #include "broker/storage/segment.h"
+#include "broker/storage/sync_request.h"
 #include "broker/storage/time_index.h"
 #include "broker/storage/txn_index.h"
 
@@ -52,6 +53,9 @@ public:
     // gets `mtime` (Kafka keeps the last replaced segment's, which
     // retention.ms falls back to when batches carry no timestamps).
     void finish(std::optional<std::filesystem::file_time_type> mtime);
+    // finish() but for its fsyncs, which the returned request does (on any
+    // thread) and which must be done before mark_swap().
+    [[nodiscard]] SyncRequest complete(std::optional<std::filesystem::file_time_type> mtime);
     // Step 2: `.cleaned` -> `.swap`, then the dir is fsynced.
     void mark_swap();
     // Step 3's renames: `.swap` -> the segment's own names. The old segment

@@ -4,6 +4,8 @@
 #include <future>
 #include <utility>
 
+#include "broker/common/logging.h"
+
 namespace weir::storage {
 
 DiskWorker::DiskWorker(Mode mode) : mode_(mode) {}
@@ -44,8 +46,15 @@ std::size_t DiskWorker::collect() {
         done.swap(finished_->done);
     }
     pending_ -= done.size();
-    for (auto& [completion, error] : done)
-        if (completion) completion(error);
+    for (auto& [completion, error] : done) {
+        if (!completion) continue;
+        try {
+            completion(error);
+        } catch (const std::exception& e) {
+            // One failed completion must not lose the others'.
+            logging::error("applying the result of background disk work failed: {}", e.what());
+        }
+    }
     return done.size();
 }
 

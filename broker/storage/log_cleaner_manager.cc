@@ -75,6 +75,9 @@ struct LogCleanerManager::Job {
     std::optional<CleanedSegment> out;
     // `out` is written out and fsynced; the next step swaps it in.
     bool out_finished = false;
+    // `out` is written out; its fsyncs run in the background.
+    bool out_syncing = false;
+    std::uint64_t serial = 0;
     // The last batch read, held back until it is known whether it ends its group.
     std::optional<wire::Bytes> pending;
 
@@ -163,11 +166,14 @@ bool LogCleanerManager::start_filthiest(const std::vector<std::shared_ptr<Partit
                   best_section.first_dirty_offset, best_section.first_uncleanable_offset,
                   best_section.cleanable_ratio(),
                   best_section.needs_compaction_now ? ", past max.compaction.lag.ms" : "");
+    job->serial = ++jobs_started_;
     job_ = std::move(job);
     return true;
 }
 
 std::chrono::nanoseconds LogCleanerManager::pause_after(std::chrono::nanoseconds step) const {
+    // Waiting for the background: look again soon, without spinning.
+    if (last_step_.waiting) return std::chrono::milliseconds(2);
     auto share = std::clamp(options_.io_thread_share, 0.01, 1.0);
     return std::chrono::duration_cast<std::chrono::nanoseconds>(step * ((1.0 - share) / share));
 }
@@ -307,6 +313,10 @@ void LogCleanerManager::clean_step(Job& job, std::size_t budget) {
         }
         // Finishing a replacement and swapping it in cost three fsyncs and
         // two: each is a step of its own, to keep the longest step short.
+        if (job.out_syncing) {
+            last_step_.waiting = true;
+            break;
+        }
         if (!job.out_finished) {
             if (job.pending) emit(job, *job.pending, true);
             job.pending.reset();
@@ -320,10 +330,32 @@ void LogCleanerManager::clean_step(Job& job, std::size_t budget) {
                 aborted.insert(aborted.end(), entries.begin(), entries.end());
             }
             job.out->add_aborted_txns(aborted);
-            job.out->finish(mtime);
-            job.out_finished = true;
+            auto sync = job.out->complete(mtime);
             job.stats.bytes_written += job.out->size();
             ++last_step_.finished;
+            if (!background_) {
+                sync.run();
+                job.out_finished = true;
+                break;
+            }
+            job.out_syncing = true;
+            background_(std::move(sync), [this, serial = job.serial](std::exception_ptr error) {
+                // A cleaning aborted since has discarded the files: nothing to do.
+                if (!job_ || job_->serial != serial || !job_->out_syncing) return;
+                job_->out_syncing = false;
+                if (!error) {
+                    job_->out_finished = true;
+                    return;
+                }
+                try {
+                    std::rethrow_exception(error);
+                } catch (const std::exception& e) {
+                    logging::error("{}: cleaning failed, marking the partition uncleanable: {}",
+                                   partition_dir_name(job_->tp), e.what());
+                }
+                uncleanable_.insert(job_->tp);
+                abort(job_->tp);
+            });
             break;
         }
         job.log->replace_segments(group, std::move(*job.out));

@@ -14,9 +14,12 @@
 // step's duration before the next one, and otherwise log.cleaner.backoff.ms.
 // A cleaning spread over steps is abandoned when its log changes under it
 // (segments deleted or truncated, the log closed, compaction turned off) and
-// starts over later.
+// starts over later. Given a background runner, a finished replacement's
+// fsyncs run there and the cleaning waits for them (steps that do nothing)
+// before it swaps the replacement in.
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -46,6 +49,8 @@ struct CleanerOptions {
 
 // What the last step() did (tests, pacing).
 struct CleanerStepWork {
+    // Nothing: the replacement's fsyncs are still running in the background.
+    bool waiting = false;
     std::uint64_t bytes_read = 0;
     // Replacements finished (written out and fsynced).
     int finished = 0;
@@ -72,6 +77,10 @@ public:
     LogCleanerManager& operator=(const LogCleanerManager&) = delete;
 
     [[nodiscard]] bool enabled() const { return options_.enabled; }
+    // Runs a replacement's fsyncs off this thread; `done` must come back on
+    // this thread (a DiskWorker's collect). Unset: step() syncs in place.
+    using Background = std::function<void(SyncRequest request, std::function<void(std::exception_ptr)> done)>;
+    void set_background(Background background) { background_ = std::move(background); }
     [[nodiscard]] bool busy() const { return job_ != nullptr; }
 
     // The last stable offset of a log as the partition layer has it: Kafka's
@@ -115,6 +124,9 @@ private:
     // Kafka's uncleanable partitions: a cleaning failed with an unexpected error.
     std::set<TopicPartition> uncleanable_;
     std::unique_ptr<Job> job_;
+    // Numbers the cleanings, so that a sync's result finds its own.
+    std::uint64_t jobs_started_ = 0;
+    Background background_;
     CleanerTotals totals_;
     CleanerStepWork last_step_;
 };

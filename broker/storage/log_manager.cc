@@ -44,6 +44,10 @@ LogManager::LogManager(LogManagerOptions options)
       cleaner_(options.cleaner, clock_),
       syncer_(options.background_sync ? DiskWorker::Mode::background : DiskWorker::Mode::inline_) {
     if (options.log_dirs.empty()) throw StorageError("no log dirs configured");
+    if (options.background_sync)
+        cleaner_.set_background([this](SyncRequest request, DiskWorker::Completion done) {
+            syncer_.submit([request = std::move(request)] { request.run(); }, std::move(done));
+        });
     for (auto& configured : options.log_dirs) {
         // One spelling per dir ("/data/" and "data" name the same dir as
         // "/data" does), so that a log's parent_path() finds its dir.
@@ -95,7 +99,7 @@ void LogManager::attach(const TopicPartition& tp, std::shared_ptr<PartitionLog> 
         syncer_.submit([request = std::move(request)] { request.run(); },
                        [this, dir, weak, up_to, generation](std::exception_ptr error) {
                            auto synced = weak.lock();
-                           if (!synced) return;
+                           if (!synced || !synced->is_open()) return;  // deleted or closed meanwhile
                            if (!error) {
                                synced->synced_up_to(up_to, generation);
                                return;
@@ -461,6 +465,7 @@ void LogManager::remove_dir_in_background(std::filesystem::path dir) {
 
 bool LogManager::clean_step() {
     if (shut_down_ || !cleaner_.enabled()) return false;
+    syncer_.collect();  // a replacement's fsyncs the cleaning waits for
     if (!cleaner_.busy()) {
         std::vector<std::shared_ptr<PartitionLog>> compacted;
         for (const auto& [tp, entry] : logs_)

@@ -49,10 +49,11 @@ struct LogManagerOptions {
     // Logs opened and recovered at once per log dir at startup (Kafka's
     // num.recovery.threads.per.data.dir); all dirs load at the same time.
     std::size_t recovery_threads_per_dir = 1;
-    // A roll's fsync and the checkpoint writes run on a thread of their own
-    // (the broker's I/O thread must not wait for the disk); their results are
-    // applied at the next periodic pass (flush_due, checkpoint). Off: they
-    // run in the call that asks for them.
+    // The fsyncs of a roll and of a cleaned segment, and the checkpoint
+    // writes, run on a thread of their own (the broker's I/O thread must not
+    // wait for the disk); their results are applied at the next periodic
+    // pass (flush_due, checkpoint, clean_step). Off: they run in the call
+    // that asks for them.
     bool background_sync = false;
 };
 

@@ -1,7 +1,6 @@
 #include "broker/storage/partition_log.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <limits>
 #include <optional>
 #include <string>
@@ -296,21 +295,6 @@ void PartitionLog::synced_up_to(std::int64_t up_to, std::uint64_t generation) {
     if (state_ != State::open || generation != truncations_ || up_to <= recovery_point_) return;
     recovery_point_ = std::min(up_to, log_end_offset_);
     notify_checkpoint(CheckpointNeed::soon);
-}
-
-void SyncRequest::run() const {
-    for (const auto& file : files) file->sync();
-    for (const auto& path : paths) {
-        std::optional<File> file;
-        try {
-            file.emplace(File::open_read_only(path));
-        } catch (const StorageError& e) {
-            if (e.error_number() == ENOENT) continue;
-            throw;
-        }
-        file->sync();
-    }
-    sync_dir(dir);
 }
 
 void PartitionLog::flush_up_to(std::int64_t offset, Durability durability) {

@@ -23,6 +23,7 @@
 #include "broker/storage/log_error.h"
 #include "broker/storage/log_names.h"
 #include "broker/storage/segment.h"
+#include "broker/storage/sync_request.h"
 #include "protocol/wire/file_region.h"
 
 namespace weir::storage {
@@ -68,18 +69,6 @@ struct ReadResult {
     std::int64_t next_offset = -1;
     std::int64_t log_start_offset = -1;
     std::int64_t log_end_offset = -1;
-};
-
-// What a roll leaves to fsync before the recovery point may pass the new
-// segment's base: the finished segments, the producer snapshot written at the
-// roll, and the directory that gained their entries. Built on the log's
-// thread; run() may run on another (it holds what it syncs, and files removed
-// meanwhile are skipped: a deleted segment needs no durability).
-struct SyncRequest {
-    std::vector<std::shared_ptr<const File>> files;
-    std::vector<std::filesystem::path> paths;
-    std::filesystem::path dir;
-    void run() const;
 };
 
 class PartitionLog {

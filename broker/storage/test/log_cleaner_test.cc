@@ -6,8 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <exception>
+#include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "broker/storage/log_cleaner_manager.h"
 #include "broker/storage/log_manager.h"
@@ -573,6 +578,57 @@ TEST_F(Cleaner, WorksInBoundedStepsAndAbortsWhenTheLogChanges) {
     auto values = latest_values(consume(*log));
     EXPECT_EQ(values.count("during"), 1u);
     EXPECT_EQ(values.size(), 5u);
+}
+
+// With a background runner, a finished replacement's fsyncs leave the step:
+// the cleaning waits for their result before it swaps the replacement in, and
+// a result that comes back after the cleaning was dropped changes nothing.
+TEST_F(Cleaner, WaitsForTheReplacementsSyncInTheBackground) {
+    auto log = shared();
+    for (int i = 0; i < 60; ++i) put(*log, {{"k" + std::to_string(i % 4), std::string(50, 'x')}});
+    auto cleaner = manager();
+    std::vector<std::pair<SyncRequest, std::function<void(std::exception_ptr)>>> handed;
+    cleaner.set_background([&](SyncRequest request, std::function<void(std::exception_ptr)> done) {
+        handed.emplace_back(std::move(request), std::move(done));
+    });
+    ASSERT_TRUE(cleaner.start_filthiest({log}));
+    for (int i = 0; i < 1000 && handed.empty(); ++i) cleaner.step();
+    ASSERT_EQ(handed.size(), 1u);
+    EXPECT_FALSE(handed[0].first.paths.empty());  // the .cleaned files
+    const auto before = log->segment_base_offsets();
+    for (int i = 0; i < 5; ++i) {
+        cleaner.step();
+        EXPECT_TRUE(cleaner.last_step().waiting);
+        EXPECT_EQ(cleaner.last_step().swapped, 0);
+    }
+    EXPECT_EQ(log->segment_base_offsets(), before);  // nothing swapped before the sync
+    EXPECT_EQ(cleaner.pause_after(std::chrono::nanoseconds(0)), std::chrono::milliseconds(2));
+    handed[0].first.run();
+    handed[0].second(nullptr);
+    cleaner.step();
+    EXPECT_EQ(cleaner.last_step().swapped, 1);
+    for (int i = 0; i < 1000 && cleaner.busy(); ++i) {
+        for (auto& [request, done] : handed)
+            if (done) {
+                request.run();
+                std::exchange(done, {})(nullptr);
+            }
+        cleaner.step();
+    }
+    EXPECT_FALSE(cleaner.busy());
+    EXPECT_EQ(cleaner.totals().cleanings, 1u);
+    EXPECT_EQ(latest_values(consume(*log)).size(), 4u);
+
+    // A result that arrives after its cleaning was aborted is ignored.
+    for (int i = 0; i < 60; ++i) put(*log, {{"k" + std::to_string(i % 4), std::string(50, 'y')}});
+    handed.clear();
+    ASSERT_TRUE(cleaner.start_filthiest({log}));
+    for (int i = 0; i < 1000 && handed.empty(); ++i) cleaner.step();
+    ASSERT_EQ(handed.size(), 1u);
+    cleaner.abort_all();
+    handed[0].second(nullptr);
+    EXPECT_FALSE(cleaner.busy());
+    EXPECT_TRUE(leftovers(dir).empty());
 }
 
 // librdkafka's 0077_compaction: segment.bytes=10000, one record per batch,

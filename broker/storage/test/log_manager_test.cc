@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <mutex>
 #include <set>
@@ -154,6 +155,23 @@ TEST_F(Manager, BackgroundSyncsTakeEffectWhenCollected) {
     manager->checkpoint();
     manager->wait_for_syncs();
     EXPECT_EQ(on_disk(), bases.back());
+}
+
+// A log deleted while its roll's sync waits behind other work: the sync finds
+// its files gone, which is no failure of the disk.
+TEST_F(Manager, ALogDeletedBeforeItsRollSyncsLeavesTheDirOnline) {
+    auto manager = open({dirs[0]}, 1, 0, true);
+    auto log = manager->get_or_create({"gone", 0}, test::small_segments());
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    manager->submit_write([released] { released.wait(); }, {});
+    test::append_batches(*log, 12);
+    ASSERT_GT(log->segment_count(), 1u);
+    ASSERT_TRUE(manager->remove({"gone", 0}));
+    manager->wait_for_deletions();
+    release.set_value();
+    manager->wait_for_syncs();
+    EXPECT_TRUE(manager->offline_dirs().empty());
 }
 
 // A checkpoint write that fails in the background takes the dir offline
