@@ -2,9 +2,6 @@
 
 #include <fmt/ranges.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-
 #include "broker/common/logging.h"
 #include "broker/config/config_def.h"
 #include "broker/config/config_keys.h"
@@ -62,7 +59,7 @@ partitions::LogConfig log_config_for(const config::BrokerConfig& config, const m
 }
 
 BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_executor executor)
-    : config_(config), executor_(executor) {
+    : config_(config), executor_(executor), gate_(executor, "broker core") {
     metadata_ = metadata::open_metadata_store(config_, executor);
     auto config_for_topic = [this](const std::string& topic) {
         return log_config_for(config_, *metadata_->snapshot(), topic);
@@ -77,8 +74,7 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
         static_cast<std::size_t>(config::as_int(config_.static_value("num.recovery.threads.per.data.dir")));
     log_options.on_dir_offline = [this](const std::filesystem::path&, const std::string&) {
         // Not from inside the failed call: its caller still holds the partition.
-        boost::asio::post(executor_, [this, alive = std::weak_ptr<bool>(alive_)] {
-            if (alive.expired()) return;  // the core is gone
+        gate_.post([this] {
             if (partitions_) partitions_->log_dir_failed();
             if (on_log_dir_offline_) on_log_dir_offline_();
         });
@@ -92,7 +88,7 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
             executor, replication::FetcherOptions::from(config_), *metadata_, *partitions_);
         partitions_->set_isr_proposer(
             [this](const TopicPartition& tp, std::int32_t epoch, std::vector<std::int32_t> isr) {
-                boost::asio::co_spawn(executor_, propose_isr(tp, epoch, std::move(isr)), boost::asio::detached);
+                gate_.spawn(propose_isr(tp, epoch, std::move(isr)));
             },
             std::chrono::milliseconds(config_.replica_lag_time_max_ms));
     }

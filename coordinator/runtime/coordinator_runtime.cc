@@ -28,24 +28,20 @@ CoordinatorRuntime::CoordinatorRuntime(metadata::MetadataStore& metadata, partit
       executor_(std::move(executor)),
       options_(std::move(options)),
       shard_(shard),
-      num_partitions_(std::max(options_.topic.partitions, 1)) {}
+      num_partitions_(std::max(options_.topic.partitions, 1)),
+      gate_(executor_, options_.topic.name + " coordinator") {}
 
 CoordinatorRuntime::~CoordinatorRuntime() {
-    *alive_ = false;
+    gate_.close();
     if (listener_) metadata_.remove_listener(*listener_);
     if (offline_listener_) partitions_.remove_offline_listener(*offline_listener_);
 }
 
 void CoordinatorRuntime::start() {
     active_ = true;
-    std::weak_ptr<bool> alive = alive_;
-    auto executor = executor_;
     // Store listeners may run on another thread (ZooKeeper): hop to ours.
-    listener_ = metadata_.add_listener([this, alive, executor](const metadata::MetadataChange& change) {
-        asio::post(executor, [this, alive, change] {
-            if (auto a = alive.lock(); a && *a) on_metadata_change(change);
-        });
-    });
+    listener_ = metadata_.add_listener(
+        gate_.on_executor([this](const metadata::MetadataChange& change) { on_metadata_change(change); }));
     // Called on our executor (the broker core posts it there).
     offline_listener_ = partitions_.add_offline_listener([this] { refresh_ownership(); });
     refresh_ownership();
