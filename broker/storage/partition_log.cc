@@ -272,11 +272,16 @@ void PartitionLog::roll(std::int64_t new_base) {
     segments_.emplace(new_base, std::move(segment));
     if (roll_hook_) roll_hook_(new_base);
     if (!config_.flush_on_roll || new_base <= recovery_point_) return;
+    // Only what no earlier request covers: the recovery point lags until a
+    // sync handed to the hook is collected, and a log rolling many times a
+    // second would otherwise sync the same segments again and again.
+    const auto covered = std::max(recovery_point_, sync_requested_up_to_);
+    sync_requested_up_to_ = new_base;
     SyncRequest request;
     request.dir = dir_;
     for (auto it = segments_.begin(); it != segments_.end() && it->first < new_base; ++it) {
         auto next = std::next(it);
-        if (next->first <= recovery_point_) continue;
+        if (next->first <= covered) continue;
         request.files.push_back(it->second.log_file());
         for (auto& path : it->second.index_paths()) request.paths.push_back(std::move(path));
     }
@@ -481,6 +486,7 @@ void PartitionLog::truncate_to(std::int64_t offset) {
     if (offset >= log_end_offset_) return;
     ++segments_generation_;
     ++truncations_;
+    sync_requested_up_to_ = std::min(sync_requested_up_to_, offset);
     if (offset < log_start_offset_ || offset <= segments_.begin()->first) {
         truncate_fully_and_start_at(offset);
         return;
@@ -509,6 +515,7 @@ void PartitionLog::truncate_fully_and_start_at(std::int64_t offset) {
     ensure_open();
     ++segments_generation_;
     ++truncations_;
+    sync_requested_up_to_ = offset;
     for (auto& [base, segment] : segments_) segment.remove();
     segments_.clear();
     Segment segment(dir_, offset, segment_options(), clock_());
