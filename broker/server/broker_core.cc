@@ -69,12 +69,10 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
     log_options.config_for_topic = config_for_topic;
     log_options.cleaner = cleaner_options(config_);
     log_options.max_open_files = static_cast<std::size_t>(config_.log_max_open_files);
-    // Off until a roll's sync covers only the segments no earlier sync did:
-    // while the recovery point waits for the periodic pass, each roll of a
-    // log rolling many times a second re-syncs every segment since it, and
-    // under librdkafka's suite the backlog grew until requests that wait
-    // for it (creating a log) stalled the broker for a minute.
-    log_options.background_sync = false;
+    // Rolls, checkpoints and cleaned segments are synced by the log
+    // manager's own thread (as Kafka's scheduler flushes a rolled segment),
+    // so the I/O thread never waits on fsync.
+    log_options.background_sync = true;
     log_options.recovery_threads_per_dir =
         static_cast<std::size_t>(config::as_int(config_.static_value("num.recovery.threads.per.data.dir")));
     log_options.on_dir_offline = [this](const std::filesystem::path&, const std::string&) {
@@ -110,6 +108,15 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
 }
 
 BrokerCore::~BrokerCore() { shutdown(); }
+
+boost::asio::awaitable<void> BrokerCore::stopped() {
+    if (fetchers_) {
+        fetchers_->stop();
+        co_await fetchers_->stopped();
+    }
+    gate_.close();
+    co_await gate_.wait();
+}
 
 void BrokerCore::shutdown() {
     if (!logs_) return;
