@@ -115,6 +115,11 @@ void ZkController::stop() {
     listener_.reset();
 }
 
+boost::asio::awaitable<void> ZkController::stopped() {
+    gate_.close();
+    co_await gate_.wait();
+}
+
 void ZkController::schedule_periodic() {
     periodic_.expires_after(kPeriodicCheck);
     periodic_.async_wait([this](boost::system::error_code ec) {

@@ -30,6 +30,7 @@ public:
 
     void start() override;
     void stop() override;
+    boost::asio::awaitable<void> stopped() override;
 
 private:
     struct Epoch {

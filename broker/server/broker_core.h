@@ -45,6 +45,10 @@ public:
     // Called after a log dir went offline (see storage::LogDirHealth).
     void on_log_dir_offline(std::function<void()> listener) { on_log_dir_offline_ = std::move(listener); }
 
+    // Stops the replica fetchers; resolves once their loops and the ISR
+    // proposals the core started have ended (shutdown, before shutdown()).
+    boost::asio::awaitable<void> stopped();
+
     // Stops following metadata, releases the partitions and closes the logs.
     // Idempotent; nothing may use the core afterwards but its destructor.
     void shutdown();

@@ -100,6 +100,12 @@ void CoordinatorService::stop() {
     run(std::move(fx));
 }
 
+Task<void> CoordinatorService::stopped() {
+    gate_.close();
+    co_await gate_.wait();
+    co_await runtime_.stopped();
+}
+
 Task<handlers::CoordinatorLocation> CoordinatorService::locate(std::string group_id, std::string listener) {
     auto located = co_await runtime_.locate(std::move(group_id), std::move(listener));
     handlers::CoordinatorLocation out;

@@ -48,6 +48,7 @@ public:
 
     void start() override;
     void stop() override;
+    Task<void> stopped() override;
 
     handlers::CoordinatorLocator& locator() override { return *this; }
     Task<handlers::CoordinatorLocation> locate(std::string group_id, std::string listener) override;

@@ -55,6 +55,12 @@ void CoordinatorRuntime::stop() {
     for (auto& task : periodic_tasks_) task->stop();
 }
 
+asio::awaitable<void> CoordinatorRuntime::stopped() {
+    gate_.close();
+    for (auto& task : periodic_tasks_) co_await task->stopped();
+    co_await gate_.wait();
+}
+
 DeadlineTimer& CoordinatorRuntime::add_deadline_timer(std::function<void()> on_deadline) {
     return *deadline_timers_.emplace_back(
         std::make_unique<DeadlineTimer>(executor_, options_.clock, std::move(on_deadline)));

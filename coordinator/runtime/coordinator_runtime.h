@@ -118,6 +118,8 @@ public:
     void start();
     // Stops its timers; loads in flight are abandoned and writes fail.
     void stop();
+    // After stop(): resolves once its loads and periodic tasks have ended.
+    boost::asio::awaitable<void> stopped();
     [[nodiscard]] bool active() const { return active_; }
 
     // ---- ownership (coordinator_runtime.cc, partition_loader.cc) ----

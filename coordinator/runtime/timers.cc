@@ -57,6 +57,11 @@ void PeriodicTask::stop() {
     timer_.cancel();
 }
 
+asio::awaitable<void> PeriodicTask::stopped() {
+    gate_.close();
+    co_await gate_.wait();
+}
+
 void PeriodicTask::schedule() {
     if (!running_) return;
     timer_.expires_after(interval_);

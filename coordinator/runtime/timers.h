@@ -52,6 +52,8 @@ public:
 
     void start();
     void stop();
+    // After stop(): resolves once a run in progress has ended.
+    boost::asio::awaitable<void> stopped();
 
 private:
     void schedule();

@@ -121,6 +121,12 @@ void TxnService::stop() {
     sender_->stop();
 }
 
+Task<void> TxnService::stopped() {
+    gate_.close();
+    co_await gate_.wait();
+    co_await runtime_.stopped();
+}
+
 Task<handlers::CoordinatorLocation> TxnService::locate(std::string transactional_id, std::string listener) {
     auto located = co_await runtime_.locate(std::move(transactional_id), std::move(listener));
     handlers::CoordinatorLocation out;

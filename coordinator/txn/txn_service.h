@@ -46,6 +46,7 @@ public:
 
     void start() override;
     void stop() override;
+    Task<void> stopped() override;
     [[nodiscard]] bool loading() const override { return runtime_.loading(); }
 
     handlers::CoordinatorLocator& locator() override { return *this; }
