@@ -12,28 +12,6 @@ namespace weir::server {
 
 namespace {
 
-partitions::LogConfig to_log_config(const config::TopicConfig& t) {
-    partitions::LogConfig c;
-    c.segment_bytes = t.segment_bytes;
-    c.segment_ms = t.segment_ms;
-    c.index_interval_bytes = t.index_interval_bytes;
-    c.segment_index_bytes = t.segment_index_bytes;
-    c.retention_ms = t.retention_ms;
-    c.retention_bytes = t.retention_bytes;
-    c.flush_interval_messages = t.flush_messages;
-    c.flush_interval_ms = t.flush_ms;
-    c.message_timestamp_type = t.message_timestamp_type;
-    c.cleanup_delete = t.cleanup_policy.remove;
-    c.cleanup_compact = t.cleanup_policy.compact;
-    c.delete_retention_ms = t.delete_retention_ms;
-    c.min_compaction_lag_ms = t.min_compaction_lag_ms;
-    c.max_compaction_lag_ms = t.max_compaction_lag_ms;
-    c.min_cleanable_dirty_ratio = t.min_cleanable_dirty_ratio;
-    c.min_insync_replicas = t.min_insync_replicas;
-    c.max_message_bytes = t.max_message_bytes;
-    return c;
-}
-
 storage::CleanerOptions cleaner_options(const config::BrokerConfig& c) {
     storage::CleanerOptions o;
     auto threads = config::as_int(c.static_value("log.cleaner.threads"));
@@ -50,8 +28,9 @@ storage::CleanerOptions cleaner_options(const config::BrokerConfig& c) {
 partitions::LogConfig log_config_for(const config::BrokerConfig& config, const metadata::MetadataSnapshot& snapshot,
                                      const std::string& topic) {
     auto info = snapshot.topic(topic);
-    auto log_config = to_log_config(config::resolve_topic_config(config, info ? info->configs : config::ConfigMap{},
-                                                                 snapshot.dynamic_broker_configs(config.broker_id)));
+    auto log_config = config::resolve_topic_config(config, info ? info->configs : config::ConfigMap{},
+                                                   snapshot.dynamic_broker_configs(config.broker_id))
+                          .log;
     // The group coordinator compacts its own log (__consumer_offsets) by
     // re-appending a snapshot of the live records; the log cleaner keeps out.
     if (info && info->internal) log_config.cleanup_compact = false;

@@ -12,10 +12,10 @@ namespace weir::coordinator::runtime {
 
 CompactionPolicy compaction_policy_for(const config::TopicConfig& topic) {
     CompactionPolicy p;
-    p.min_cleanable_dirty_ratio = topic.min_cleanable_dirty_ratio;
-    p.min_dirty_bytes = static_cast<std::uint64_t>(std::max(topic.segment_bytes, 0));
-    p.delete_retention_ms = topic.delete_retention_ms;
-    p.retention_ms = topic.retention_ms;
+    p.min_cleanable_dirty_ratio = topic.log.min_cleanable_dirty_ratio;
+    p.min_dirty_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(topic.log.segment_bytes, 0));
+    p.delete_retention_ms = topic.log.delete_retention_ms;
+    p.retention_ms = topic.log.retention_ms;
     return p;
 }
 
