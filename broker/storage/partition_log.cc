@@ -170,14 +170,7 @@ void PartitionLog::load(const LoadOptions& options) {
 }
 
 AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
-    std::vector<records::BatchHeader> headers;
-    for (std::size_t pos = 0; pos < batches.size();) {
-        auto h = records::parse_batch_header(batches.subspan(pos));
-        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
-        headers.push_back(h);
-        pos += h.total_size();
-    }
-    return append(batches, headers);
+    return append(batches, records::parse_batch_headers(batches));
 }
 
 AppendResult PartitionLog::append(std::span<std::uint8_t> batches, std::span<const records::BatchHeader> headers) {
@@ -240,21 +233,18 @@ AppendResult PartitionLog::append_replicated(std::span<const std::uint8_t> batch
     std::int64_t next = log_end_offset_;
     std::int64_t max_timestamp = -1;
     std::optional<std::int64_t> first;
-    for (std::size_t pos = 0; pos < batches.size();) {
-        auto h = records::parse_batch_header(batches.subspan(pos));
-        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+    records::for_each_batch(batches, false, [&](const records::BatchHeader& h, std::span<const std::uint8_t> batch) {
         if (h.last_offset_delta < 0) throw wire::DecodeError("negative lastOffsetDelta");
         if (h.base_offset < next)
             throw wire::DecodeError("replicated batch at offset " + std::to_string(h.base_offset) +
                                     " is below the log end " + std::to_string(next));
-        if (!records::crc_valid(batches.subspan(pos, h.total_size())))
+        if (!records::crc_valid(batch))
             throw wire::DecodeError("replicated batch at offset " + std::to_string(h.base_offset) + " fails its CRC");
         if (!first) first = h.base_offset;
         next = h.last_offset() + 1;
         max_timestamp = std::max(max_timestamp, h.max_timestamp);
         result.record_count += h.record_count;
-        pos += h.total_size();
-    }
+    });
     if (!first) return result;
     write(batches, *first, next, max_timestamp, result.record_count, now);
     result.base_offset = *first;
