@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "broker/config/listener.h"
+#include "broker/config/topic_config.h"
 
 namespace weir::config {
 namespace {
@@ -296,40 +298,76 @@ constexpr BrokerSynonym kTimestampType[] = {{"log.message.timestamp.type"}};
 constexpr BrokerSynonym kTimestampDifference[] = {{"log.message.timestamp.difference.max.ms"}};
 constexpr BrokerSynonym kDownconversion[] = {{"log.message.downconversion.enable"}};
 
+// The field a topic key sets (the table's last column), from the key's
+// canonical value; the field's type picks the conversion.
+using storage::LogConfig;
+
+template <auto Field>
+void log_field(TopicConfig& config, std::string_view canonical) {
+    auto& field = config.log.*Field;
+    using Type = std::remove_reference_t<decltype(field)>;
+    if constexpr (std::is_same_v<Type, double>) {
+        field = as_double(canonical);
+    } else {
+        static_assert(std::is_integral_v<Type>);
+        field = static_cast<Type>(as_int(canonical));
+    }
+}
+
+void set_cleanup_policy(TopicConfig& config, std::string_view canonical) {
+    config.log.cleanup_delete = false;
+    config.log.cleanup_compact = false;
+    for (const std::string& p : as_list(canonical)) {
+        if (p == "delete") config.log.cleanup_delete = true;
+        if (p == "compact") config.log.cleanup_compact = true;
+    }
+}
+
+void set_timestamp_type(TopicConfig& config, std::string_view canonical) {
+    config.log.message_timestamp_type = canonical == "LogAppendTime" ? records::TimestampType::log_append_time
+                                                                     : records::TimestampType::create_time;
+}
+
+void set_unclean_leader_election(TopicConfig& config, std::string_view canonical) {
+    config.unclean_leader_election_enable = as_bool(canonical);
+}
+
 // Defaults are Kafka's LogConfig defaults; a topic's effective default comes
-// from the broker synonyms first (see topic_config.cc).
+// from the broker synonyms first (see topic_config.cc). Columns: the key
+// (name, type, default, importance, doc, validator, dynamic, used), its
+// broker synonyms, the field it sets.
 const TopicConfigKey kTopicKeys[] = {
-    {{"cleanup.policy", T::list, "delete", I::medium, "delete and/or compact.", V::list_of(kCleanupPolicies), false, true}, kCleanupPolicy},
+    {{"cleanup.policy", T::list, "delete", I::medium, "delete and/or compact.", V::list_of(kCleanupPolicies), false, true}, kCleanupPolicy, set_cleanup_policy},
     {{"compression.type", T::string, "producer", I::medium, "Compression of stored batches; producer keeps what the client sent.",
       V::one_of(kCompressionTypes), false, true}, kCompressionType},
-    {{"delete.retention.ms", T::int64, "86400000", I::medium, "How long tombstones are kept in a compacted topic.", V::at_least(0), false, true}, kDeleteRetentionMs},
+    {{"delete.retention.ms", T::int64, "86400000", I::medium, "How long tombstones are kept in a compacted topic.", V::at_least(0), false, true}, kDeleteRetentionMs, log_field<&LogConfig::delete_retention_ms>},
     {{"file.delete.delay.ms", T::int64, "60000", I::medium, "Delay before a deleted segment's files are removed.", V::at_least(0), false, true}, kFileDeleteDelayMs},
-    {{"flush.messages", T::int64, kLongMax, I::medium, "Messages appended before a forced fsync.", V::at_least(1), false, true}, kFlushMessages},
-    {{"flush.ms", T::int64, kLongMax, I::medium, "Milliseconds before a forced fsync.", V::at_least(0), false, true}, kFlushMs},
+    {{"flush.messages", T::int64, kLongMax, I::medium, "Messages appended before a forced fsync.", V::at_least(1), false, true}, kFlushMessages, log_field<&LogConfig::flush_interval_messages>},
+    {{"flush.ms", T::int64, kLongMax, I::medium, "Milliseconds before a forced fsync.", V::at_least(0), false, true}, kFlushMs, log_field<&LogConfig::flush_interval_ms>},
     {{"follower.replication.throttled.replicas", T::list, "", I::medium, "Accepted for compatibility.",
       V::custom(check_throttled_replicas), false, false}, {}},
-    {{"index.interval.bytes", T::int32, "4096", I::medium, "Bytes between offset index entries.", V::at_least(0), false, true}, kIndexIntervalBytes},
+    {{"index.interval.bytes", T::int32, "4096", I::medium, "Bytes between offset index entries.", V::at_least(0), false, true}, kIndexIntervalBytes, log_field<&LogConfig::index_interval_bytes>},
     {{"leader.replication.throttled.replicas", T::list, "", I::medium, "Accepted for compatibility.",
       V::custom(check_throttled_replicas), false, false}, {}},
-    {{"max.compaction.lag.ms", T::int64, kLongMax, I::medium, "Maximum age of an uncompacted record.", V::at_least(1), false, true}, kMaxCompactionLagMs},
-    {{"max.message.bytes", T::int32, "1048588", I::medium, "Largest record batch accepted.", V::at_least(0), false, true}, kMaxMessageBytes},
+    {{"max.compaction.lag.ms", T::int64, kLongMax, I::medium, "Maximum age of an uncompacted record.", V::at_least(1), false, true}, kMaxCompactionLagMs, log_field<&LogConfig::max_compaction_lag_ms>},
+    {{"max.message.bytes", T::int32, "1048588", I::medium, "Largest record batch accepted.", V::at_least(0), false, true}, kMaxMessageBytes, log_field<&LogConfig::max_message_bytes>},
     {{"message.downconversion.enable", T::boolean, "true", I::low, "Accepted for compatibility.", {}, false, false}, kDownconversion},
     {{"message.format.version", T::string, "3.0-IV1", I::medium, "Accepted for compatibility.", {}, false, false}, kMessageFormatVersion},
     {{"message.timestamp.difference.max.ms", T::int64, kLongMax, I::medium,
       "Largest allowed gap between a CreateTime timestamp and the broker clock.", V::at_least(0), false, true}, kTimestampDifference},
-    {{"message.timestamp.type", T::string, "CreateTime", I::medium, "CreateTime or LogAppendTime.", V::one_of(kTimestampTypes), false, true}, kTimestampType},
-    {{"min.cleanable.dirty.ratio", T::float64, "0.5", I::medium, "Dirty ratio that triggers cleaning.", V::between(0, 1), false, true}, kMinCleanableRatio},
-    {{"min.compaction.lag.ms", T::int64, "0", I::medium, "Minimum age of a record before it can be compacted.", V::at_least(0), false, true}, kMinCompactionLagMs},
-    {{"min.insync.replicas", T::int32, "1", I::medium, "Replicas that must acknowledge an acks=all produce.", V::at_least(1), false, true}, kMinInsyncReplicas},
+    {{"message.timestamp.type", T::string, "CreateTime", I::medium, "CreateTime or LogAppendTime.", V::one_of(kTimestampTypes), false, true}, kTimestampType, set_timestamp_type},
+    {{"min.cleanable.dirty.ratio", T::float64, "0.5", I::medium, "Dirty ratio that triggers cleaning.", V::between(0, 1), false, true}, kMinCleanableRatio, log_field<&LogConfig::min_cleanable_dirty_ratio>},
+    {{"min.compaction.lag.ms", T::int64, "0", I::medium, "Minimum age of a record before it can be compacted.", V::at_least(0), false, true}, kMinCompactionLagMs, log_field<&LogConfig::min_compaction_lag_ms>},
+    {{"min.insync.replicas", T::int32, "1", I::medium, "Replicas that must acknowledge an acks=all produce.", V::at_least(1), false, true}, kMinInsyncReplicas, log_field<&LogConfig::min_insync_replicas>},
     {{"preallocate", T::boolean, "false", I::medium, "Preallocate segment files.", {}, false, true}, kPreallocate},
-    {{"retention.bytes", T::int64, "-1", I::medium, "Size above which old segments of a partition are deleted; -1: no limit.", {}, false, true}, kRetentionBytes},
-    {{"retention.ms", T::int64, "604800000", I::medium, "Age after which segments are deleted; -1 keeps them forever.", V::at_least(-1), false, true}, kRetentionMs},
-    {{"segment.bytes", T::int32, "1073741824", I::medium, "Size at which a segment is rolled.", V::at_least(14), false, true}, kSegmentBytes},
-    {{"segment.index.bytes", T::int32, "10485760", I::medium, "Maximum size of an offset index file.", V::at_least(4), false, true}, kSegmentIndexBytes},
+    {{"retention.bytes", T::int64, "-1", I::medium, "Size above which old segments of a partition are deleted; -1: no limit.", {}, false, true}, kRetentionBytes, log_field<&LogConfig::retention_bytes>},
+    {{"retention.ms", T::int64, "604800000", I::medium, "Age after which segments are deleted; -1 keeps them forever.", V::at_least(-1), false, true}, kRetentionMs, log_field<&LogConfig::retention_ms>},
+    {{"segment.bytes", T::int32, "1073741824", I::medium, "Size at which a segment is rolled.", V::at_least(14), false, true}, kSegmentBytes, log_field<&LogConfig::segment_bytes>},
+    {{"segment.index.bytes", T::int32, "10485760", I::medium, "Maximum size of an offset index file.", V::at_least(4), false, true}, kSegmentIndexBytes, log_field<&LogConfig::segment_index_bytes>},
     {{"segment.jitter.ms", T::int64, "0", I::medium, "Random jitter subtracted from the roll time.", V::at_least(0), false, true}, kSegmentJitterMs},
-    {{"segment.ms", T::int64, "604800000", I::medium, "Age at which a segment is rolled.", V::at_least(1), false, true}, kSegmentMs},
+    {{"segment.ms", T::int64, "604800000", I::medium, "Age at which a segment is rolled.", V::at_least(1), false, true}, kSegmentMs, log_field<&LogConfig::segment_ms>},
     {{"unclean.leader.election.enable", T::boolean, "false", I::medium, "Allow out-of-sync replicas to become leader.", {}, false, true},
-     kUncleanLeaderElection},
+     kUncleanLeaderElection, set_unclean_leader_election},
 };
 // clang-format on
 

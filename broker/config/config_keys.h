@@ -35,11 +35,17 @@ struct BrokerSynonym {
     SynonymConversion conversion = SynonymConversion::none;
 };
 
-// A topic-level key and the broker keys that provide its default, highest
-// priority first (Kafka's ServerTopicConfigSynonyms).
+struct TopicConfig;
+// Sets the field of a resolved topic config that a key's canonical value goes
+// to; null for keys accepted and described but acted on nowhere.
+using TopicConfigField = void (*)(TopicConfig&, std::string_view canonical);
+
+// A topic-level key, the broker keys that provide its default, highest
+// priority first (Kafka's ServerTopicConfigSynonyms), and its field.
 struct TopicConfigKey {
     ConfigKey key;
     std::span<const BrokerSynonym> synonyms;
+    TopicConfigField field = nullptr;
 };
 
 // Topic-level keys, sorted by name.

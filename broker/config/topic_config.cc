@@ -71,8 +71,7 @@ std::string topic_default_value(const ConfigMap& broker_props, const TopicConfig
 
 TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& overrides,
                                  const DynamicBrokerConfigs& dynamic) {
-    // The produce path resolves a topic per request: only copy the props when
-    // there is something to lay over them.
+    // Copies the props only when there is something to lay over them.
     std::optional<ConfigMap> current;
     if (!dynamic.empty()) current = current_broker_props(broker.static_props, dynamic);
     const ConfigMap& broker_props = current ? *current : broker.static_props;
@@ -88,40 +87,9 @@ TopicConfig resolve_topic_config(const BrokerConfig& broker, const ConfigMap& ov
             }
         }
         if (!overridden) value = topic_default_value(broker_props, key);
+        if (key.field != nullptr) key.field(tc, value);
         tc.values.insert_or_assign(std::string(key.key.name), std::move(value));
     }
-    const ConfigMap& v = tc.values;
-    auto num = [&](const char* name) { return as_int(v.at(name)); };
-    auto i32 = [&](const char* name) { return static_cast<std::int32_t>(num(name)); };
-
-    tc.retention_ms = num("retention.ms");
-    tc.retention_bytes = num("retention.bytes");
-    tc.segment_bytes = i32("segment.bytes");
-    tc.segment_ms = num("segment.ms");
-    tc.segment_jitter_ms = num("segment.jitter.ms");
-    tc.segment_index_bytes = i32("segment.index.bytes");
-    tc.cleanup_policy = CleanupPolicy{false, false};
-    for (const std::string& p : as_list(v.at("cleanup.policy"))) {
-        if (p == "delete") tc.cleanup_policy.remove = true;
-        if (p == "compact") tc.cleanup_policy.compact = true;
-    }
-    tc.message_timestamp_type = v.at("message.timestamp.type") == "LogAppendTime"
-                                    ? records::TimestampType::log_append_time
-                                    : records::TimestampType::create_time;
-    tc.message_timestamp_difference_max_ms = num("message.timestamp.difference.max.ms");
-    tc.max_message_bytes = i32("max.message.bytes");
-    tc.min_insync_replicas = i32("min.insync.replicas");
-    tc.index_interval_bytes = i32("index.interval.bytes");
-    tc.flush_messages = num("flush.messages");
-    tc.flush_ms = num("flush.ms");
-    tc.compression_type = v.at("compression.type");
-    tc.delete_retention_ms = num("delete.retention.ms");
-    tc.min_compaction_lag_ms = num("min.compaction.lag.ms");
-    tc.max_compaction_lag_ms = num("max.compaction.lag.ms");
-    tc.min_cleanable_dirty_ratio = as_double(v.at("min.cleanable.dirty.ratio"));
-    tc.file_delete_delay_ms = num("file.delete.delay.ms");
-    tc.preallocate = as_bool(v.at("preallocate"));
-    tc.unclean_leader_election_enable = as_bool(v.at("unclean.leader.election.enable"));
     return tc;
 }
 

@@ -8,35 +8,18 @@
 #include "broker/config/config_keys.h"
 #include "broker/config/config_types.h"
 #include "broker/config/dynamic_broker_config.h"
-#include "protocol/records/record_batch.h"
+#include "broker/storage/log_config.h"
 
 namespace weir::config {
 
 // Effective configuration of one topic: its overrides over the broker's
-// defaults (Kafka's LogConfig). `values` holds every topic key's canonical value.
+// defaults. `log` is what the log and the partition act on (Kafka's
+// LogConfig); `values` holds every topic key's canonical value, for
+// DescribeConfigs. Which key sets which field is the table's column
+// (config_keys.cc), so a key is one line there.
 struct TopicConfig {
-    std::int64_t retention_ms = 604800000;  // -1: forever
-    std::int64_t retention_bytes = -1;
-    std::int32_t segment_bytes = 1073741824;
-    std::int64_t segment_ms = 604800000;
-    std::int64_t segment_jitter_ms = 0;
-    std::int32_t segment_index_bytes = 10485760;
-    CleanupPolicy cleanup_policy{};
-    records::TimestampType message_timestamp_type = records::TimestampType::create_time;
-    std::int64_t message_timestamp_difference_max_ms = INT64_MAX;
-    std::int32_t max_message_bytes = 1048588;
-    std::int32_t min_insync_replicas = 1;
-    std::int32_t index_interval_bytes = 4096;
-    std::int64_t flush_messages = INT64_MAX;
-    std::int64_t flush_ms = INT64_MAX;
-    std::string compression_type = "producer";
-    std::int64_t delete_retention_ms = 86400000;
-    std::int64_t min_compaction_lag_ms = 0;
-    std::int64_t max_compaction_lag_ms = INT64_MAX;
-    double min_cleanable_dirty_ratio = 0.5;
-    std::int64_t file_delete_delay_ms = 60000;
-    bool preallocate = false;
-    bool unclean_leader_election_enable = false;
+    storage::LogConfig log;
+    bool unclean_leader_election_enable = false;  // read by the controller
 
     ConfigMap values;
 };

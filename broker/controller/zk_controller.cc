@@ -2,8 +2,6 @@
 
 #include <fmt/ranges.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <charconv>
 #include <chrono>
@@ -44,7 +42,11 @@ std::int64_t now_ms() {
 }  // namespace
 
 ZkController::ZkController(metadata::ZkMetadataStore& store, const config::BrokerConfig& config)
-    : store_(store), config_(config), periodic_(store.executor()), rebalance_timer_(store.executor()) {
+    : store_(store),
+      config_(config),
+      periodic_(store.executor()),
+      rebalance_timer_(store.executor()),
+      gate_(store.executor(), "controller") {
     auto_rebalance_ = config::as_bool(config.static_value("auto.leader.rebalance.enable"));
     imbalance_interval_ = std::chrono::seconds(
         std::max<std::int64_t>(config::as_int(config.static_value("leader.imbalance.check.interval.seconds")), 1));
@@ -54,7 +56,7 @@ ZkController::ZkController(metadata::ZkMetadataStore& store, const config::Broke
 
 ZkController::~ZkController() {
     stop();
-    *alive_ = false;
+    gate_.close();
     // A pass may be running on the ZooKeeper thread: let it finish before
     // this object goes.
     store_.zookeeper().run_sync([](ZkSession&) { return 0; });
@@ -74,9 +76,8 @@ void ZkController::start() {
         if (c.kind == Kind::topic_created || c.kind == Kind::partitions_added) poke({.topics = {c.topic}});
     });
     // Only the controller follows /admin/delete_topics.
-    std::weak_ptr<bool> alive = alive_;
-    auto executor = store_.executor();
-    store_.zookeeper().subscribe([this, alive, executor](ZkSession&, const zk::WatchEvent& e) {
+    auto poke_later = gate_.on_executor([this](const Work& work) { poke(work); });
+    store_.zookeeper().subscribe([poke_later](ZkSession&, const zk::WatchEvent& e) {
         // Topics marked for deletion, and topics or partitions written by
         // other tools (without an id, or grown): the store's watches fire these.
         const std::string topics_prefix = std::string(paths::kTopics) + "/";
@@ -88,9 +89,7 @@ void ZkController::start() {
         } else if (e.path != paths::kDeleteTopics) {
             return;
         }
-        boost::asio::post(executor, [this, alive, work = std::move(work)] {
-            if (auto a = alive.lock(); a && *a) poke(work);
-        });
+        poke_later(work);
     });
     schedule_periodic();
     if (auto_rebalance_) schedule_rebalance();
@@ -116,6 +115,11 @@ void ZkController::stop() {
     listener_.reset();
 }
 
+boost::asio::awaitable<void> ZkController::stopped() {
+    gate_.close();
+    co_await gate_.wait();
+}
+
 void ZkController::schedule_periodic() {
     periodic_.expires_after(kPeriodicCheck);
     periodic_.async_wait([this](boost::system::error_code ec) {
@@ -130,12 +134,12 @@ void ZkController::poke(const Work& work) {
     dirty_ = true;
     if (running_ || stopped_) return;
     running_ = true;
-    boost::asio::co_spawn(store_.executor(), loop(), boost::asio::detached);
+    gate_.spawn(loop());
 }
 
 boost::asio::awaitable<void> ZkController::loop() {
-    auto alive = alive_;
-    while (*alive && dirty_ && !stopped_) {
+    auto gate = gate_.pass();
+    while (gate.open() && dirty_ && !stopped_) {
         dirty_ = false;
         auto work = std::exchange(pending_, Work{});
         // Written on the ZooKeeper thread, read here after the pass.
@@ -150,16 +154,16 @@ boost::asio::awaitable<void> ZkController::loop() {
             again = result == Pass::again;
             more = result == Pass::more;
         } catch (const std::exception& e) {
-            if (!*alive) co_return;
+            if (!gate.open()) co_return;
             logging::warn("controller: {}", e.what());
             again = true;  // ZooKeeper is away: the same work again
             redo->merge(work);
         }
-        if (!*alive) co_return;
+        if (!gate.open()) co_return;
         if (again) {
             boost::asio::steady_timer pause(store_.executor(), std::chrono::milliseconds(500));
             co_await pause.async_wait(boost::asio::use_awaitable);
-            if (!*alive) co_return;
+            if (!gate.open()) co_return;
         }
         // more: straight on, behind the watch events queued meanwhile. A
         // pass that did not finish did not reach the rebalance either.

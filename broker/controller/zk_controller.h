@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "broker/common/task_gate.h"
 #include "broker/config/broker_config.h"
 #include "broker/metadata/cluster_service.h"
 #include "broker/metadata/zookeeper/zk_metadata_store.h"
@@ -29,6 +30,7 @@ public:
 
     void start() override;
     void stop() override;
+    boost::asio::awaitable<void> stopped() override;
 
 private:
     struct Epoch {
@@ -86,7 +88,8 @@ private:
     double imbalance_percentage_ = 10;
     bool rebalance_due_ = false;
     boost::asio::steady_timer rebalance_timer_;
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+    // Last: the loop and callbacks from the ZooKeeper thread notice the controller is gone.
+    common::TaskGate gate_;
 };
 
 // The controller when the broker runs in ZooKeeper mode; nullptr otherwise.

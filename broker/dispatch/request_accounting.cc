@@ -15,8 +15,9 @@ std::uint64_t record_count(wire::ByteSpan records) {
     std::uint64_t n = 0;
     try {
         if (records.size() < records::kBatchHeaderSize || records::records_magic(records) != 2) return 0;
-        for (auto batch : records::split_batches(records, false))
-            n += static_cast<std::uint64_t>(std::max(records::parse_batch_header(batch).record_count, 0));
+        records::for_each_batch(records, false, [&](const records::BatchHeader& h, wire::ByteSpan) {
+            n += static_cast<std::uint64_t>(std::max(h.record_count, 0));
+        });
     } catch (const wire::DecodeError&) {
         // The handler rejects such a batch; its partition gets an error and is not counted.
     }

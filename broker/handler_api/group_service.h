@@ -33,6 +33,9 @@ public:
     virtual void start() = 0;
     // Stops timers and wakes parked requests (shutdown).
     virtual void stop() = 0;
+    // After stop(): resolves once every background task the service started
+    // (offset writes, loads, compaction) has ended; none starts after.
+    virtual Task<void> stopped() = 0;
     // True while some coordinator partition this broker leads is still being
     // replayed (the broker is not ready: its groups answer COORDINATOR_LOAD_IN_PROGRESS).
     [[nodiscard]] virtual bool loading() const = 0;

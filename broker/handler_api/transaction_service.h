@@ -29,6 +29,9 @@ public:
     virtual void start() = 0;
     // Stops timers and marker sending (shutdown).
     virtual void stop() = 0;
+    // After stop(): resolves once every background task the service started
+    // (state writes, marker rounds, loads) has ended; none starts after.
+    virtual Task<void> stopped() = 0;
     // True while some __transaction_state partition this broker leads is
     // still being replayed.
     [[nodiscard]] virtual bool loading() const = 0;

@@ -25,7 +25,7 @@ Outcome delete_records(BrokerContext& broker, const metadata::MetadataSnapshot& 
     if (metadata::is_internal_topic(topic)) return {ErrorCode::invalid_topic_exception};
     auto found = broker.partitions.get({topic, partition});
     if (!found || !found->is_leader()) return {ErrorCode::not_leader_or_follower};
-    if (!broker.topic_config(topic).cleanup_policy.remove) return {ErrorCode::policy_violation};
+    if (!broker.topic_config(topic).log.cleanup_delete) return {ErrorCode::policy_violation};
     // Offset -1 (partitions::kDeleteUpToHighWatermark) means the high watermark.
     auto result = found->delete_records_before(offset);
     if (result.error != ErrorCode::none) return {result.error};

@@ -410,12 +410,9 @@ std::int64_t Partition::last_stable_offset() const {
 
 std::vector<ProducerBatchView> Partition::producer_batches(std::span<const std::uint8_t> batches) {
     std::vector<ProducerBatchView> views;
-    for (std::size_t pos = 0; pos < batches.size();) {
-        auto h = records::parse_batch_header(batches.subspan(pos));
-        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
-        views.push_back({h, end_txn_marker_of(h, batches.subspan(pos, h.total_size()))});
-        pos += h.total_size();
-    }
+    records::for_each_batch(batches, false, [&](const records::BatchHeader& h, std::span<const std::uint8_t> batch) {
+        views.push_back({h, end_txn_marker_of(h, batch)});
+    });
     return views;
 }
 
@@ -482,12 +479,7 @@ AppendResult Partition::append_txn_marker(std::int64_t producer_id, std::int16_t
 AppendResult Partition::append(std::span<std::uint8_t> batches, AppendOrigin origin) {
     std::vector<records::BatchHeader> headers;
     try {
-        for (std::size_t pos = 0; pos < batches.size();) {
-            auto h = records::parse_batch_header(batches.subspan(pos));
-            if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
-            headers.push_back(h);
-            pos += h.total_size();
-        }
+        headers = records::parse_batch_headers(batches);
     } catch (const wire::DecodeError& e) {
         return {.error = ErrorCode::corrupt_message, .error_message = e.what()};
     }

@@ -57,12 +57,11 @@ void Partition::replay_producer_state(std::int64_t from) {
             if (data.error != ErrorCode::none || data.records.empty()) break;
             std::vector<ProducerBatchView> views;
             auto next = offset;
-            for (auto batch : records::split_batches(data.records, true)) {
-                auto header = records::parse_batch_header(batch);
-                if (header.last_offset() < offset) continue;
+            records::for_each_batch(data.records, true, [&](const records::BatchHeader& header, wire::ByteSpan batch) {
+                if (header.last_offset() < offset) return;
                 views.push_back({header, end_txn_marker_of(header, batch)});
                 next = header.last_offset() + 1;
-            }
+            });
             record_completed_txns(producer_state_.apply(views));
             if (next <= offset) break;
             offset = next;

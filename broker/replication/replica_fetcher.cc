@@ -1,7 +1,5 @@
 #include "broker/replication/replica_fetcher.h"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -70,10 +68,10 @@ void ReplicaFetcher::truncate_first(const TopicPartition& tp, State& state) {
     session_.drop(tp);
 }
 
-void ReplicaFetcher::start() {
+void ReplicaFetcher::start(common::TaskGate& gate) {
     if (running_) return;
     running_ = true;
-    asio::co_spawn(executor_, run(), asio::detached);
+    gate.spawn([self = shared_from_this()] { return self->run(); });
 }
 
 void ReplicaFetcher::stop() {
@@ -293,7 +291,11 @@ asio::awaitable<void> ReplicaFetcher::fetch_once() {
 
 ReplicaFetcherManager::ReplicaFetcherManager(asio::any_io_executor executor, FetcherOptions options,
                                              metadata::MetadataStore& metadata, partitions::ReplicaManager& replicas)
-    : executor_(std::move(executor)), options_(std::move(options)), metadata_(metadata), replicas_(replicas) {}
+    : executor_(std::move(executor)),
+      options_(std::move(options)),
+      metadata_(metadata),
+      replicas_(replicas),
+      gate_(executor_, "replica fetcher") {}
 
 ReplicaFetcherManager::~ReplicaFetcherManager() { stop(); }
 
@@ -311,7 +313,7 @@ void ReplicaFetcherManager::update(const TopicPartition& tp) {
     auto& fetcher = by_leader_[p->leader()];
     if (!fetcher) {
         fetcher = std::make_shared<ReplicaFetcher>(executor_, options_, p->leader(), metadata_, replicas_);
-        fetcher->start();
+        fetcher->start(gate_);
     }
     fetcher->add(tp);
     following_[tp] = {p->leader(), p->leader_epoch()};
@@ -335,6 +337,11 @@ void ReplicaFetcherManager::stop() {
     for (auto& [leader, fetcher] : by_leader_) fetcher->stop();
     by_leader_.clear();
     following_.clear();
+}
+
+asio::awaitable<void> ReplicaFetcherManager::stopped() {
+    gate_.close();
+    co_await gate_.wait();
 }
 
 }  // namespace weir::replication

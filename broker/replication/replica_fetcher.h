@@ -20,6 +20,7 @@
 #include <string>
 
 #include "broker/client/broker_client.h"
+#include "broker/common/task_gate.h"
 #include "broker/config/broker_config.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/partitions/replica_manager.h"
@@ -50,7 +51,8 @@ public:
     void add(const TopicPartition& tp);
     void remove(const TopicPartition& tp);
     [[nodiscard]] bool empty() const { return partitions_.empty(); }
-    void start();
+    // Runs the fetch loop as a task of `gate` until stop().
+    void start(common::TaskGate& gate);
     void stop();
 
 private:
@@ -103,6 +105,8 @@ public:
     void update(const TopicPartition& tp);
     void remove(const TopicPartition& tp);
     void stop();
+    // After stop(): resolves once every fetcher's loop has ended.
+    boost::asio::awaitable<void> stopped();
 
 private:
     struct Following {
@@ -117,6 +121,8 @@ private:
     std::map<std::int32_t, std::shared_ptr<ReplicaFetcher>> by_leader_;
     std::map<TopicPartition, Following> following_;
     bool stopped_ = false;
+    // Owns the fetchers' loops, including those of fetchers already dropped.
+    common::TaskGate gate_;
 };
 
 }  // namespace weir::replication

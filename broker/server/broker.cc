@@ -280,12 +280,33 @@ void Broker::finish_stop() {
     cleaner_timer_.cancel();
     broker_up_timer_.cancel();
     scrub_timer_.cancel();
-    // Give in-flight requests (now woken) a moment to be answered, then close.
+    // Give in-flight requests (now woken) a moment to be answered; then let
+    // the background work end (an offset write, a marker round, a fetch),
+    // so nothing that refers to a component is left running when it goes.
+    // Bounded: a ZooKeeper call that never answers does not hold shutdown.
     auto grace = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(200));
     grace->async_wait([this, grace](boost::system::error_code) {
-        for (auto& l : listeners_) l->close_all();
-        io_.stop();
+        shutdown_bound_.expires_after(std::chrono::seconds(5));
+        shutdown_bound_.async_wait([this](boost::system::error_code ec) {
+            if (!ec) close_and_stop_io(true);
+        });
+        asio::co_spawn(io_, background_stopped(), [this](std::exception_ptr) { close_and_stop_io(false); });
     });
+}
+
+asio::awaitable<void> Broker::background_stopped() {
+    if (groups_) co_await groups_->stopped();
+    if (transactions_) co_await transactions_->stopped();
+    if (controller_) co_await controller_->stopped();
+    if (core_) co_await core_->stopped();
+}
+
+void Broker::close_and_stop_io(bool timed_out) {
+    if (std::exchange(io_stopping_, true)) return;
+    if (timed_out) logging::warn("background tasks still running after 5 s; stopping anyway");
+    shutdown_bound_.cancel();
+    for (auto& l : listeners_) l->close_all();
+    io_.stop();
 }
 
 void Broker::log_dir_offline() {

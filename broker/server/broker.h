@@ -62,6 +62,9 @@ private:
     void start_admin(const config::AdminListener& where);
     boost::asio::awaitable<void> hand_over_leadership(metadata::ZkMetadataStore& zk);
     void finish_stop();
+    // The owners' background tasks, each ended (their gates' wait()).
+    boost::asio::awaitable<void> background_stopped();
+    void close_and_stop_io(bool timed_out);
     // After a log dir went offline: the metric, and a stop once none is left.
     void log_dir_offline();
     // Takes the Kafka listeners down or up as broker_down faults say.
@@ -100,6 +103,8 @@ private:
     boost::asio::steady_timer cleaner_timer_{io_};
     boost::asio::steady_timer broker_up_timer_{io_};
     boost::asio::steady_timer scrub_timer_{io_};
+    boost::asio::steady_timer shutdown_bound_{io_};
+    bool io_stopping_ = false;
     std::unique_ptr<storage::LogScrubber> scrubber_;
     std::int64_t scrub_bytes_per_second_ = 0;
     bool listeners_down_ = false;

@@ -2,9 +2,6 @@
 
 #include <fmt/ranges.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-
 #include "broker/common/logging.h"
 #include "broker/config/config_def.h"
 #include "broker/config/config_keys.h"
@@ -14,28 +11,6 @@
 namespace weir::server {
 
 namespace {
-
-partitions::LogConfig to_log_config(const config::TopicConfig& t) {
-    partitions::LogConfig c;
-    c.segment_bytes = t.segment_bytes;
-    c.segment_ms = t.segment_ms;
-    c.index_interval_bytes = t.index_interval_bytes;
-    c.segment_index_bytes = t.segment_index_bytes;
-    c.retention_ms = t.retention_ms;
-    c.retention_bytes = t.retention_bytes;
-    c.flush_interval_messages = t.flush_messages;
-    c.flush_interval_ms = t.flush_ms;
-    c.message_timestamp_type = t.message_timestamp_type;
-    c.cleanup_delete = t.cleanup_policy.remove;
-    c.cleanup_compact = t.cleanup_policy.compact;
-    c.delete_retention_ms = t.delete_retention_ms;
-    c.min_compaction_lag_ms = t.min_compaction_lag_ms;
-    c.max_compaction_lag_ms = t.max_compaction_lag_ms;
-    c.min_cleanable_dirty_ratio = t.min_cleanable_dirty_ratio;
-    c.min_insync_replicas = t.min_insync_replicas;
-    c.max_message_bytes = t.max_message_bytes;
-    return c;
-}
 
 storage::CleanerOptions cleaner_options(const config::BrokerConfig& c) {
     storage::CleanerOptions o;
@@ -53,8 +28,9 @@ storage::CleanerOptions cleaner_options(const config::BrokerConfig& c) {
 partitions::LogConfig log_config_for(const config::BrokerConfig& config, const metadata::MetadataSnapshot& snapshot,
                                      const std::string& topic) {
     auto info = snapshot.topic(topic);
-    auto log_config = to_log_config(config::resolve_topic_config(config, info ? info->configs : config::ConfigMap{},
-                                                                 snapshot.dynamic_broker_configs(config.broker_id)));
+    auto log_config = config::resolve_topic_config(config, info ? info->configs : config::ConfigMap{},
+                                                   snapshot.dynamic_broker_configs(config.broker_id))
+                          .log;
     // The group coordinator compacts its own log (__consumer_offsets) by
     // re-appending a snapshot of the live records; the log cleaner keeps out.
     if (info && info->internal) log_config.cleanup_compact = false;
@@ -62,7 +38,7 @@ partitions::LogConfig log_config_for(const config::BrokerConfig& config, const m
 }
 
 BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_executor executor)
-    : config_(config), executor_(executor) {
+    : config_(config), executor_(executor), gate_(executor, "broker core") {
     metadata_ = metadata::open_metadata_store(config_, executor);
     auto config_for_topic = [this](const std::string& topic) {
         return log_config_for(config_, *metadata_->snapshot(), topic);
@@ -72,18 +48,15 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
     log_options.config_for_topic = config_for_topic;
     log_options.cleaner = cleaner_options(config_);
     log_options.max_open_files = static_cast<std::size_t>(config_.log_max_open_files);
-    // Off until a roll's sync covers only the segments no earlier sync did:
-    // while the recovery point waits for the periodic pass, each roll of a
-    // log rolling many times a second re-syncs every segment since it, and
-    // under librdkafka's suite the backlog grew until requests that wait
-    // for it (creating a log) stalled the broker for a minute.
-    log_options.background_sync = false;
+    // Rolls, checkpoints and cleaned segments are synced by the log
+    // manager's own thread (as Kafka's scheduler flushes a rolled segment),
+    // so the I/O thread never waits on fsync.
+    log_options.background_sync = true;
     log_options.recovery_threads_per_dir =
         static_cast<std::size_t>(config::as_int(config_.static_value("num.recovery.threads.per.data.dir")));
     log_options.on_dir_offline = [this](const std::filesystem::path&, const std::string&) {
         // Not from inside the failed call: its caller still holds the partition.
-        boost::asio::post(executor_, [this, alive = std::weak_ptr<bool>(alive_)] {
-            if (alive.expired()) return;  // the core is gone
+        gate_.post([this] {
             if (partitions_) partitions_->log_dir_failed();
             if (on_log_dir_offline_) on_log_dir_offline_();
         });
@@ -97,7 +70,7 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
             executor, replication::FetcherOptions::from(config_), *metadata_, *partitions_);
         partitions_->set_isr_proposer(
             [this](const TopicPartition& tp, std::int32_t epoch, std::vector<std::int32_t> isr) {
-                boost::asio::co_spawn(executor_, propose_isr(tp, epoch, std::move(isr)), boost::asio::detached);
+                gate_.spawn(propose_isr(tp, epoch, std::move(isr)));
             },
             std::chrono::milliseconds(config_.replica_lag_time_max_ms));
     }
@@ -114,6 +87,15 @@ BrokerCore::BrokerCore(const config::BrokerConfig& config, boost::asio::any_io_e
 }
 
 BrokerCore::~BrokerCore() { shutdown(); }
+
+boost::asio::awaitable<void> BrokerCore::stopped() {
+    if (fetchers_) {
+        fetchers_->stop();
+        co_await fetchers_->stopped();
+    }
+    gate_.close();
+    co_await gate_.wait();
+}
 
 void BrokerCore::shutdown() {
     if (!logs_) return;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "broker/common/task_gate.h"
 #include "broker/config/broker_config.h"
 #include "broker/handler_api/broker_context.h"
 #include "broker/metadata/metadata_store.h"
@@ -44,6 +45,10 @@ public:
     // Called after a log dir went offline (see storage::LogDirHealth).
     void on_log_dir_offline(std::function<void()> listener) { on_log_dir_offline_ = std::move(listener); }
 
+    // Stops the replica fetchers; resolves once their loops and the ISR
+    // proposals the core started have ended (shutdown, before shutdown()).
+    boost::asio::awaitable<void> stopped();
+
     // Stops following metadata, releases the partitions and closes the logs.
     // Idempotent; nothing may use the core afterwards but its destructor.
     void shutdown();
@@ -63,8 +68,8 @@ private:
     std::unique_ptr<handlers::BrokerContext> context_;
     std::optional<metadata::MetadataStore::ListenerId> listener_;
     std::function<void()> on_log_dir_offline_;
-    // Expires with the core: work it posted does not outlive it.
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+    // Last: work it posted or spawned does nothing once the core is gone.
+    common::TaskGate gate_;
 };
 
 }  // namespace weir::server

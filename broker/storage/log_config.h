@@ -41,6 +41,8 @@ struct LogConfig {
     // the partition layer's validation, as min.insync.replicas is).
     std::int32_t max_message_bytes = 1048588;
 
+    bool operator==(const LogConfig&) const = default;
+
     // Kafka's LogConfig.maxSegmentMs: a compacted log rolls by
     // max.compaction.lag.ms too, since the cleaner never touches the active segment.
     [[nodiscard]] std::int64_t max_segment_ms() const {

@@ -269,11 +269,14 @@ std::shared_ptr<PartitionLog> LogManager::get_or_create(const TopicPartition& tp
             // The dir's checkpoints may still hold a removed log of the same
             // name (see remove): its recovery point, log start and cleaner
             // offsets must not be read back for this one after a crash.
-            if (syncer_.pending() > 0) syncer_.drain();  // what the files hold, not what is on its way
-            const auto& d = dirs_[best];
+            auto& d = dirs_[best];
+            const auto removed = d.removed.find(tp);
             // (Both files of `written` list the same partitions.)
-            if ((d.written && d.written->first.contains(tp)) || (d.cleaner_written && d.cleaner_written->contains(tp)))
+            if ((d.written && d.written->first.contains(tp)) ||
+                (d.cleaner_written && d.cleaner_written->contains(tp)) ||
+                (removed != d.removed.end() && d.writes_done <= removed->second))
                 write_checkpoints(best);
+            d.removed.erase(tp);
             auto log = std::make_shared<PartitionLog>(path, tp, config, load);
             sync_dir(dirs_[best].path);
             attach(tp, log, best);
@@ -343,6 +346,7 @@ bool LogManager::remove(const TopicPartition& tp) {
     entry.log->set_sync_hook({});
     entry.log->mark_deleted();
     dirs_[entry.dir].stale = true;
+    dirs_[entry.dir].removed[tp] = dirs_[entry.dir].writes_submitted;
     if (dirs_[entry.dir].health->offline()) {
         // Its disk failed: forget it; whatever is left there is not served again.
         remove_dir_in_background(entry.log->dir());
@@ -425,6 +429,12 @@ void LogManager::write_checkpoint_files(const std::filesystem::path& dir, const 
     }
 }
 
+void LogManager::written_to_disk(std::size_t dir, std::uint64_t serial) {
+    auto& d = dirs_[dir];
+    d.writes_done = std::max(d.writes_done, serial);
+    std::erase_if(d.removed, [&](const auto& entry) { return entry.second < d.writes_done; });
+}
+
 void LogManager::forget_written(std::size_t dir) {
     dirs_[dir].rewrite = true;
     dirs_[dir].stale = true;
@@ -434,21 +444,27 @@ void LogManager::write_checkpoints(std::size_t dir) {
     if (dirs_[dir].health->offline()) return;
     syncer_.drain();  // one writer per file at a time
     auto write = checkpoint_write(dir);
+    const auto serial = ++dirs_[dir].writes_submitted;
     try {
         write_checkpoint_files(dirs_[dir].path, write);
     } catch (...) {
         forget_written(dir);  // the next pass tries again
         throw;
     }
+    written_to_disk(dir, serial);
 }
 
 void LogManager::submit_checkpoints(std::size_t dir) {
     if (dirs_[dir].health->offline()) return;
     auto write = checkpoint_write(dir);
     if (!write.cleaner && !write.offsets) return;
+    const auto serial = ++dirs_[dir].writes_submitted;
     syncer_.submit([path = dirs_[dir].path, write = std::move(write)] { write_checkpoint_files(path, write); },
-                   [this, dir](std::exception_ptr error) {
-                       if (!error) return;
+                   [this, dir, serial](std::exception_ptr error) {
+                       if (!error) {
+                           written_to_disk(dir, serial);
+                           return;
+                       }
                        forget_written(dir);
                        maintain(dir, "writing checkpoints", nullptr, [&] { std::rethrow_exception(error); });
                    });

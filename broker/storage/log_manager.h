@@ -150,6 +150,12 @@ private:
         std::optional<OffsetCheckpoint> cleaner_written;
         // A write failed: the files' content is unknown until rewritten.
         bool rewrite = false;
+        // Checkpoint writes submitted, and the latest of them known to be on disk.
+        std::uint64_t writes_submitted = 0;
+        std::uint64_t writes_done = 0;
+        // Logs removed, each with the writes submitted before its removal:
+        // until a later one is on disk, the files may still list it.
+        std::map<TopicPartition, std::uint64_t> removed;
     };
     struct Entry {
         std::shared_ptr<PartitionLog> log;
@@ -184,6 +190,8 @@ private:
     static void write_checkpoint_files(const std::filesystem::path& dir, const CheckpointWrite& write);
     // A write failed: whatever the files hold now, the next one rewrites them all.
     void forget_written(std::size_t dir);
+    // Checkpoint write `serial` of dir `dir` is on disk.
+    void written_to_disk(std::size_t dir, std::uint64_t serial);
     // Writes dir `dir`'s checkpoints before returning (after those under way).
     void write_checkpoints(std::size_t dir);
     // Hands dir `dir`'s checkpoint write to the syncer.

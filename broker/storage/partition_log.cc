@@ -170,14 +170,7 @@ void PartitionLog::load(const LoadOptions& options) {
 }
 
 AppendResult PartitionLog::append(std::span<std::uint8_t> batches) {
-    std::vector<records::BatchHeader> headers;
-    for (std::size_t pos = 0; pos < batches.size();) {
-        auto h = records::parse_batch_header(batches.subspan(pos));
-        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
-        headers.push_back(h);
-        pos += h.total_size();
-    }
-    return append(batches, headers);
+    return append(batches, records::parse_batch_headers(batches));
 }
 
 AppendResult PartitionLog::append(std::span<std::uint8_t> batches, std::span<const records::BatchHeader> headers) {
@@ -240,21 +233,18 @@ AppendResult PartitionLog::append_replicated(std::span<const std::uint8_t> batch
     std::int64_t next = log_end_offset_;
     std::int64_t max_timestamp = -1;
     std::optional<std::int64_t> first;
-    for (std::size_t pos = 0; pos < batches.size();) {
-        auto h = records::parse_batch_header(batches.subspan(pos));
-        if (h.total_size() > batches.size() - pos) throw wire::DecodeError("truncated record batch");
+    records::for_each_batch(batches, false, [&](const records::BatchHeader& h, std::span<const std::uint8_t> batch) {
         if (h.last_offset_delta < 0) throw wire::DecodeError("negative lastOffsetDelta");
         if (h.base_offset < next)
             throw wire::DecodeError("replicated batch at offset " + std::to_string(h.base_offset) +
                                     " is below the log end " + std::to_string(next));
-        if (!records::crc_valid(batches.subspan(pos, h.total_size())))
+        if (!records::crc_valid(batch))
             throw wire::DecodeError("replicated batch at offset " + std::to_string(h.base_offset) + " fails its CRC");
         if (!first) first = h.base_offset;
         next = h.last_offset() + 1;
         max_timestamp = std::max(max_timestamp, h.max_timestamp);
         result.record_count += h.record_count;
-        pos += h.total_size();
-    }
+    });
     if (!first) return result;
     write(batches, *first, next, max_timestamp, result.record_count, now);
     result.base_offset = *first;
@@ -272,11 +262,16 @@ void PartitionLog::roll(std::int64_t new_base) {
     segments_.emplace(new_base, std::move(segment));
     if (roll_hook_) roll_hook_(new_base);
     if (!config_.flush_on_roll || new_base <= recovery_point_) return;
+    // Only what no earlier request covers: the recovery point lags until a
+    // sync handed to the hook is collected, and a log rolling many times a
+    // second would otherwise sync the same segments again and again.
+    const auto covered = std::max(recovery_point_, sync_requested_up_to_);
+    sync_requested_up_to_ = new_base;
     SyncRequest request;
     request.dir = dir_;
     for (auto it = segments_.begin(); it != segments_.end() && it->first < new_base; ++it) {
         auto next = std::next(it);
-        if (next->first <= recovery_point_) continue;
+        if (next->first <= covered) continue;
         request.files.push_back(it->second.log_file());
         for (auto& path : it->second.index_paths()) request.paths.push_back(std::move(path));
     }
@@ -481,6 +476,7 @@ void PartitionLog::truncate_to(std::int64_t offset) {
     if (offset >= log_end_offset_) return;
     ++segments_generation_;
     ++truncations_;
+    sync_requested_up_to_ = std::min(sync_requested_up_to_, offset);
     if (offset < log_start_offset_ || offset <= segments_.begin()->first) {
         truncate_fully_and_start_at(offset);
         return;
@@ -509,6 +505,7 @@ void PartitionLog::truncate_fully_and_start_at(std::int64_t offset) {
     ensure_open();
     ++segments_generation_;
     ++truncations_;
+    sync_requested_up_to_ = offset;
     for (auto& [base, segment] : segments_) segment.remove();
     segments_.clear();
     Segment segment(dir_, offset, segment_options(), clock_());

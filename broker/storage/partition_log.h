@@ -251,6 +251,8 @@ private:
     SyncHook sync_hook_;
     // Counts truncations, which void syncs under way (see synced_up_to).
     std::uint64_t truncations_ = 0;
+    // How far the syncs handed to the sync hook reach (they run in order).
+    std::int64_t sync_requested_up_to_ = 0;
     std::uint64_t segments_generation_ = 0;
     mutable std::chrono::steady_clock::time_point last_corruption_log_{};
 };

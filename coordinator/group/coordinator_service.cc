@@ -1,9 +1,6 @@
 // Lifecycle, request admission, effects and timers of the coordinator.
 #include "coordinator/group/coordinator_service.h"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/post.hpp>
 #include <chrono>
 #include <deque>
 
@@ -72,30 +69,26 @@ CoordinatorService::CoordinatorService(handlers::BrokerContext& broker, Options 
                                                    return std::string(prefix) + "-" + random_uuid(random_);
                                                })),
       runtime_(broker.metadata, broker.partitions, broker.executor, runtime_options(broker, clock_), *this),
-      deadline_timer_(runtime_.add_deadline_timer([this] { on_deadline(); })) {
+      deadline_timer_(runtime_.add_deadline_timer([this] { on_deadline(); })),
+      gate_(broker.executor, "group coordinator") {
     // Offset expiry, then compaction of what it left behind.
     runtime_.add_periodic_task(
         std::chrono::milliseconds(std::max<std::int64_t>(broker.config.offsets_retention_check_interval_ms, 1)),
-        [this, alive = std::weak_ptr<bool>(alive_)]() -> Task<void> {
+        [this, pass = gate_.pass()]() -> Task<void> {
             co_await expire_offsets_now();
-            if (auto a = alive.lock(); a && *a) compact_now(false);
+            if (pass.open()) compact_now(false);
         });
 }
 
 CoordinatorService::~CoordinatorService() {
-    *alive_ = false;
+    gate_.close();
     if (listener_) broker_.metadata.remove_listener(*listener_);
 }
 
 void CoordinatorService::start() {
-    std::weak_ptr<bool> alive = alive_;
-    auto executor = broker_.executor;
     // Store listeners may run on another thread (ZooKeeper): hop to ours.
-    listener_ = broker_.metadata.add_listener([this, alive, executor](const metadata::MetadataChange& change) {
-        asio::post(executor, [this, alive, change] {
-            if (auto a = alive.lock(); a && *a) on_metadata_change(change);
-        });
-    });
+    listener_ = broker_.metadata.add_listener(
+        gate_.on_executor([this](const metadata::MetadataChange& change) { on_metadata_change(change); }));
     runtime_.start();
 }
 
@@ -105,6 +98,12 @@ void CoordinatorService::stop() {
     Effects fx;
     core_.abort_all(ErrorCode::not_coordinator, fx);
     run(std::move(fx));
+}
+
+Task<void> CoordinatorService::stopped() {
+    gate_.close();
+    co_await gate_.wait();
+    co_await runtime_.stopped();
 }
 
 Task<handlers::CoordinatorLocation> CoordinatorService::locate(std::string group_id, std::string listener) {
@@ -153,7 +152,7 @@ void CoordinatorService::run(Effects effects) {
                 {store::group_metadata_key(store.group_id), store::group_metadata_value(store.value)}};
             auto appended = runtime_.append(partition_for(store.group_id), records);
             if (!appended.complete()) {
-                asio::co_spawn(broker_.executor, finish_store(std::move(appended), store.store_id), asio::detached);
+                gate_.spawn(finish_store(std::move(appended), store.store_id));
                 continue;
             }
             Effects more;

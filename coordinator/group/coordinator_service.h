@@ -15,6 +15,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "broker/common/task_gate.h"
 #include "broker/handler_api/broker_context.h"
 #include "broker/handler_api/coordinator_locator.h"
 #include "broker/handler_api/group_service.h"
@@ -47,6 +48,7 @@ public:
 
     void start() override;
     void stop() override;
+    Task<void> stopped() override;
 
     handlers::CoordinatorLocator& locator() override { return *this; }
     Task<handlers::CoordinatorLocation> locate(std::string group_id, std::string listener) override;
@@ -122,8 +124,8 @@ private:
     std::unordered_map<RequestId, std::shared_ptr<Parked<JoinResult>>> joins_;
     std::unordered_map<RequestId, std::shared_ptr<Parked<SyncResult>>> syncs_;
     std::optional<metadata::MetadataStore::ListenerId> listener_;
-    // Lets posted callbacks notice the service is gone.
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+    // Last: posted callbacks and spawned writes notice the service is gone.
+    common::TaskGate gate_;
 };
 
 }  // namespace weir::coordinator

@@ -1,8 +1,6 @@
 // The group coordinator as the runtime's shard: __consumer_offsets records
 // replayed into groups while a partition loads, handed to the core once it
 // has loaded, dropped when this broker stops leading it.
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 #include "broker/common/logging.h"
 #include "coordinator/group/coordinator_service.h"
@@ -49,7 +47,7 @@ void CoordinatorService::on_metadata_change(const metadata::MetadataChange& chan
         return;
     // Offsets of a deleted topic would only confuse a recreated one.
     auto tombstones = core_.remove_topic_offsets(now(), change.topic);
-    if (!tombstones.empty()) asio::co_spawn(broker_.executor, write_tombstones(std::move(tombstones)), asio::detached);
+    if (!tombstones.empty()) gate_.spawn(write_tombstones(std::move(tombstones)));
 }
 
 }  // namespace weir::coordinator

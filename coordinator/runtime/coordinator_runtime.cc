@@ -12,10 +12,10 @@ namespace weir::coordinator::runtime {
 
 CompactionPolicy compaction_policy_for(const config::TopicConfig& topic) {
     CompactionPolicy p;
-    p.min_cleanable_dirty_ratio = topic.min_cleanable_dirty_ratio;
-    p.min_dirty_bytes = static_cast<std::uint64_t>(std::max(topic.segment_bytes, 0));
-    p.delete_retention_ms = topic.delete_retention_ms;
-    p.retention_ms = topic.retention_ms;
+    p.min_cleanable_dirty_ratio = topic.log.min_cleanable_dirty_ratio;
+    p.min_dirty_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(topic.log.segment_bytes, 0));
+    p.delete_retention_ms = topic.log.delete_retention_ms;
+    p.retention_ms = topic.log.retention_ms;
     return p;
 }
 
@@ -28,24 +28,20 @@ CoordinatorRuntime::CoordinatorRuntime(metadata::MetadataStore& metadata, partit
       executor_(std::move(executor)),
       options_(std::move(options)),
       shard_(shard),
-      num_partitions_(std::max(options_.topic.partitions, 1)) {}
+      num_partitions_(std::max(options_.topic.partitions, 1)),
+      gate_(executor_, options_.topic.name + " coordinator") {}
 
 CoordinatorRuntime::~CoordinatorRuntime() {
-    *alive_ = false;
+    gate_.close();
     if (listener_) metadata_.remove_listener(*listener_);
     if (offline_listener_) partitions_.remove_offline_listener(*offline_listener_);
 }
 
 void CoordinatorRuntime::start() {
     active_ = true;
-    std::weak_ptr<bool> alive = alive_;
-    auto executor = executor_;
     // Store listeners may run on another thread (ZooKeeper): hop to ours.
-    listener_ = metadata_.add_listener([this, alive, executor](const metadata::MetadataChange& change) {
-        asio::post(executor, [this, alive, change] {
-            if (auto a = alive.lock(); a && *a) on_metadata_change(change);
-        });
-    });
+    listener_ = metadata_.add_listener(
+        gate_.on_executor([this](const metadata::MetadataChange& change) { on_metadata_change(change); }));
     // Called on our executor (the broker core posts it there).
     offline_listener_ = partitions_.add_offline_listener([this] { refresh_ownership(); });
     refresh_ownership();
@@ -57,6 +53,12 @@ void CoordinatorRuntime::stop() {
     active_ = false;
     for (auto& timer : deadline_timers_) timer->stop();
     for (auto& task : periodic_tasks_) task->stop();
+}
+
+asio::awaitable<void> CoordinatorRuntime::stopped() {
+    gate_.close();
+    for (auto& task : periodic_tasks_) co_await task->stopped();
+    co_await gate_.wait();
 }
 
 DeadlineTimer& CoordinatorRuntime::add_deadline_timer(std::function<void()> on_deadline) {

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "broker/common/task_gate.h"
 #include "broker/config/topic_config.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/partitions/waiters.h"
@@ -117,6 +118,8 @@ public:
     void start();
     // Stops its timers; loads in flight are abandoned and writes fail.
     void stop();
+    // After stop(): resolves once its loads and periodic tasks have ended.
+    boost::asio::awaitable<void> stopped();
     [[nodiscard]] bool active() const { return active_; }
 
     // ---- ownership (coordinator_runtime.cc, partition_loader.cc) ----
@@ -196,8 +199,8 @@ private:
     std::vector<std::unique_ptr<PeriodicTask>> periodic_tasks_;
     std::optional<metadata::MetadataStore::ListenerId> listener_;
     std::optional<partitions::ChangeListeners::Id> offline_listener_;
-    // Lets posted callbacks and loads notice the runtime is gone.
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+    // Last: posted callbacks and loads notice the runtime is gone.
+    common::TaskGate gate_;
 };
 
 }  // namespace weir::coordinator::runtime

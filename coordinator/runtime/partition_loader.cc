@@ -1,7 +1,5 @@
 // Replaying a partition of the internal topic into the shard when this broker
 // starts leading it, and dropping it when it stops.
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
@@ -25,15 +23,14 @@ void CoordinatorRuntime::begin_load(std::int32_t p) {
         shard_.loaded(p);
         return;
     }
-    asio::co_spawn(executor_, load(p, owned.epoch), asio::detached);
+    gate_.spawn(load(p, owned.epoch));
 }
 
 Task<void> CoordinatorRuntime::load(std::int32_t p, std::uint64_t epoch) {
     auto started = std::chrono::steady_clock::now();
-    std::weak_ptr<bool> alive = alive_;
+    auto pass = gate_.pass();
     auto current = [&] {
-        auto a = alive.lock();
-        if (!a || !*a) return false;
+        if (!pass.open()) return false;
         auto it = owned_.find(p);
         return it != owned_.end() && it->second.epoch == epoch && active_;
     };

@@ -35,10 +35,9 @@ wire::Bytes build_batch(const std::vector<KeyValue>& records, TimeMs timestamp, 
 std::int64_t for_each_record(wire::ByteSpan data, std::int64_t from, const std::function<void(const StoredRecord&)>& fn,
                              const std::function<void(const StoredMarker&)>& on_marker) {
     std::int64_t next = from;
-    for (auto batch : records::split_batches(data, false)) {
-        auto header = records::parse_batch_header(batch);
+    records::for_each_batch(data, false, [&](const records::BatchHeader& header, wire::ByteSpan batch) {
         next = std::max(next, header.last_offset() + 1);
-        if (header.last_offset() < from) continue;
+        if (header.last_offset() < from) return;
         for (auto& r : records::decode_records(batch)) {
             const std::int64_t offset = header.base_offset + r.offset_delta;
             if (offset < from || !r.key) continue;
@@ -60,7 +59,7 @@ std::int64_t for_each_record(wire::ByteSpan data, std::int64_t from, const std::
             if (header.is_transactional()) sr.txn_producer_id = header.producer_id;
             fn(sr);
         }
-    }
+    });
     return next;
 }
 

@@ -1,18 +1,19 @@
 #include "coordinator/runtime/timers.h"
 
 #include <algorithm>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 namespace weir::coordinator::runtime {
 
 namespace asio = boost::asio;
 
 DeadlineTimer::DeadlineTimer(const asio::any_io_executor& executor, Clock clock, std::function<void()> on_deadline)
-    : timer_(executor), clock_(std::move(clock)), on_deadline_(std::move(on_deadline)) {}
+    : timer_(executor),
+      clock_(std::move(clock)),
+      on_deadline_(std::move(on_deadline)),
+      gate_(executor, "deadline timer") {}
 
 DeadlineTimer::~DeadlineTimer() {
-    *alive_ = false;
+    gate_.close();
     timer_.cancel();
 }
 
@@ -21,13 +22,11 @@ void DeadlineTimer::arm(TimeMs deadline) {
     if (armed_ && *armed_ <= deadline) return;
     armed_ = deadline;
     timer_.expires_after(std::chrono::milliseconds(std::max<TimeMs>(deadline - clock_(), 0)));
-    std::weak_ptr<bool> alive = alive_;
-    timer_.async_wait([this, alive](boost::system::error_code ec) {
-        auto a = alive.lock();
-        if (ec || !a || !*a || stopped_) return;
+    timer_.async_wait(gate_.guard([this](boost::system::error_code ec) {
+        if (ec || stopped_) return;
         armed_.reset();
         on_deadline_();
-    });
+    }));
 }
 
 void DeadlineTimer::stop() {
@@ -37,13 +36,13 @@ void DeadlineTimer::stop() {
 }
 
 PeriodicTask::PeriodicTask(const asio::any_io_executor& executor, std::chrono::milliseconds interval, Body body)
-    : executor_(executor),
-      timer_(executor),
+    : timer_(executor),
       interval_(std::max(interval, std::chrono::milliseconds(1))),
-      body_(std::move(body)) {}
+      body_(std::move(body)),
+      gate_(executor, "periodic task") {}
 
 PeriodicTask::~PeriodicTask() {
-    *alive_ = false;
+    gate_.close();
     timer_.cancel();
 }
 
@@ -58,23 +57,21 @@ void PeriodicTask::stop() {
     timer_.cancel();
 }
 
+asio::awaitable<void> PeriodicTask::stopped() {
+    gate_.close();
+    co_await gate_.wait();
+}
+
 void PeriodicTask::schedule() {
     if (!running_) return;
     timer_.expires_after(interval_);
-    std::weak_ptr<bool> alive = alive_;
-    timer_.async_wait([this, alive](boost::system::error_code ec) {
-        auto a = alive.lock();
-        if (ec || !a || !*a || !running_) return;
-        asio::co_spawn(
-            executor_,
-            [this, alive]() -> asio::awaitable<void> {
-                co_await body_();
-                auto a2 = alive.lock();
-                if (!a2 || !*a2) co_return;
-                schedule();
-            },
-            asio::detached);
-    });
+    timer_.async_wait(gate_.guard([this](boost::system::error_code ec) {
+        if (ec || !running_) return;
+        gate_.spawn([this, pass = gate_.pass()]() -> asio::awaitable<void> {
+            co_await body_();
+            if (pass.open()) schedule();
+        });
+    }));
 }
 
 }  // namespace weir::coordinator::runtime

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "broker/common/task_gate.h"
 #include "coordinator/runtime/record_batches.h"
 
 namespace weir::coordinator::runtime {
@@ -35,8 +36,8 @@ private:
     std::function<void()> on_deadline_;
     std::optional<TimeMs> armed_;
     bool stopped_ = false;
-    // Lets a completion that outlives the timer notice.
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+    // Last: closed first, so a completion that outlives the timer does nothing.
+    common::TaskGate gate_;
 };
 
 // Runs `body` every `interval` (the next run is scheduled once the previous
@@ -51,16 +52,17 @@ public:
 
     void start();
     void stop();
+    // After stop(): resolves once a run in progress has ended.
+    boost::asio::awaitable<void> stopped();
 
 private:
     void schedule();
 
-    boost::asio::any_io_executor executor_;
     boost::asio::steady_timer timer_;
     std::chrono::milliseconds interval_;
     Body body_;
     bool running_ = false;
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+    common::TaskGate gate_;
 };
 
 }  // namespace weir::coordinator::runtime

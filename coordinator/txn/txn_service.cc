@@ -1,8 +1,6 @@
 // Lifecycle, the Kafka APIs and the marker jobs of the transaction coordinator.
 #include "coordinator/txn/txn_service.h"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -96,20 +94,21 @@ TxnService::TxnService(handlers::BrokerContext& broker, Options options)
       marker_retry_backoff_(options.marker_retry_backoff),
       core_(txn_config(broker.config), [partitions = std::max(broker.config.transaction_state_log_num_partitions, 1)](
                                            std::string_view id) { return store::partition_for(id, partitions); }),
-      runtime_(broker.metadata, broker.partitions, broker.executor, runtime_options(broker, clock_), *this) {
+      runtime_(broker.metadata, broker.partitions, broker.executor, runtime_options(broker, clock_), *this),
+      gate_(broker.executor, "transaction coordinator") {
     const auto& c = broker.config;
     runtime_.add_periodic_task(
         std::chrono::milliseconds(std::max(c.transaction_abort_timed_out_transaction_cleanup_interval_ms, 1)),
         [this]() -> Task<void> { co_await abort_timed_out_now(); });
     runtime_.add_periodic_task(
         std::chrono::milliseconds(std::max(c.transaction_remove_expired_transaction_cleanup_interval_ms, 1)),
-        [this, alive = std::weak_ptr<bool>(alive_)]() -> Task<void> {
+        [this, pass = gate_.pass()]() -> Task<void> {
             co_await expire_now();
-            if (auto a = alive.lock(); a && *a) runtime_.compact_now(false);
+            if (pass.open()) runtime_.compact_now(false);
         });
 }
 
-TxnService::~TxnService() { *alive_ = false; }
+TxnService::~TxnService() { gate_.close(); }
 
 void TxnService::start() {
     stopped_ = false;
@@ -120,6 +119,12 @@ void TxnService::stop() {
     stopped_ = true;
     if (runtime_.active()) runtime_.stop();
     sender_->stop();
+}
+
+Task<void> TxnService::stopped() {
+    gate_.close();
+    co_await gate_.wait();
+    co_await runtime_.stopped();
 }
 
 Task<handlers::CoordinatorLocation> TxnService::locate(std::string transactional_id, std::string listener) {
@@ -375,19 +380,17 @@ Task<void> TxnService::abort_timed_out_now() {
     for (auto& write : core_.abort_timed_out(now())) {
         logging::info("aborting transaction of {} (producer id {}): past its timeout of {} ms", write.transactional_id,
                       write.transit.producer_id, write.transit.timeout_ms);
-        asio::co_spawn(
-            broker_.executor, [this, write = std::move(write)]() -> Task<void> { co_await commit(write); },
-            asio::detached);
+        gate_.spawn([this, write = std::move(write)]() -> Task<void> { co_await commit(write); });
     }
     co_return;
 }
 
 Task<void> TxnService::expire_now() {
-    std::weak_ptr<bool> alive = alive_;
+    auto pass = gate_.pass();
     for (auto& write : core_.expire(now())) {
         auto call = commit(std::move(write));
         co_await std::move(call);
-        if (auto a = alive.lock(); !a || !*a) co_return;
+        if (!pass.open()) co_return;
     }
 }
 
@@ -397,18 +400,15 @@ bool TxnService::job_alive(const MarkerJob& job) const { return !stopped_ && cor
 
 void TxnService::start_markers(MarkerJob job) {
     ++markers_in_flight_;
-    asio::co_spawn(broker_.executor, run_markers(std::move(job)), asio::detached);
+    gate_.spawn(run_markers(std::move(job)));
 }
 
 Task<void> TxnService::run_markers(MarkerJob job) {
     // As Kafka's TransactionMarkerChannelManager: retried until written,
     // dropped for deleted topics, abandoned when the coordinator loses the
     // transaction or a broker says its producer or coordinator epoch is stale.
-    std::weak_ptr<bool> alive = alive_;
-    auto gone = [&] {
-        auto a = alive.lock();
-        return !a || !*a;
-    };
+    auto pass = gate_.pass();
+    auto gone = [&] { return !pass.open(); };
     auto executor = broker_.executor;
     PartitionSet remaining = job.partitions;
     bool abandoned = false;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 
+#include "broker/common/task_gate.h"
 #include "broker/handler_api/broker_context.h"
 #include "broker/handler_api/coordinator_locator.h"
 #include "broker/handler_api/transaction_service.h"
@@ -45,6 +46,7 @@ public:
 
     void start() override;
     void stop() override;
+    Task<void> stopped() override;
     [[nodiscard]] bool loading() const override { return runtime_.loading(); }
 
     handlers::CoordinatorLocator& locator() override { return *this; }
@@ -105,8 +107,8 @@ private:
     std::map<std::int32_t, std::map<std::string, std::optional<TxnTransit>>> replaying_;
     std::size_t markers_in_flight_ = 0;
     bool stopped_ = false;
-    // Lets coroutines and posted callbacks notice the service is gone.
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+    // Last: coroutines and posted callbacks notice the service is gone.
+    common::TaskGate gate_;
 };
 
 }  // namespace weir::coordinator::txn

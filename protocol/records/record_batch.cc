@@ -227,24 +227,31 @@ std::int8_t records_magic(ByteSpan data) {
     return static_cast<std::int8_t>(data[kMagicOffset]);
 }
 
+std::optional<BatchHeader> next_batch(ByteSpan rest, bool allow_partial_tail) {
+    if (rest.size() < kBatchHeaderSize) {
+        // A cut-off v2 header is a partial tail; other magic is not.
+        const bool foreign = rest.size() > kMagicOffset && rest[kMagicOffset] != 2;
+        if (allow_partial_tail && !foreign) return std::nullopt;
+        throw DecodeError(foreign ? "unsupported record batch magic" : "truncated record batch header");
+    }
+    BatchHeader h = parse_batch_header(rest);
+    if (h.total_size() > rest.size()) {
+        if (allow_partial_tail) return std::nullopt;
+        throw DecodeError("batch extends past the end of the buffer");
+    }
+    return h;
+}
+
 std::vector<ByteSpan> split_batches(ByteSpan data, bool allow_partial_tail) {
     std::vector<ByteSpan> out;
-    while (!data.empty()) {
-        if (data.size() < kBatchHeaderSize) {
-            // A cut-off v2 header is a partial tail; other magic is not.
-            bool foreign = data.size() > kMagicOffset && data[kMagicOffset] != 2;
-            if (allow_partial_tail && !foreign) break;
-            throw DecodeError(foreign ? "unsupported record batch magic" : "truncated record batch header");
-        }
-        BatchHeader h = parse_batch_header(data);
-        if (h.total_size() > data.size()) {
-            if (allow_partial_tail) break;
-            throw DecodeError("batch extends past the end of the buffer");
-        }
-        out.push_back(data.first(h.total_size()));
-        data = data.subspan(h.total_size());
-    }
+    for_each_batch(data, allow_partial_tail, [&](const BatchHeader&, ByteSpan batch) { out.push_back(batch); });
     return out;
+}
+
+std::vector<BatchHeader> parse_batch_headers(ByteSpan data) {
+    std::vector<BatchHeader> headers;
+    for_each_batch(data, false, [&](const BatchHeader& h, ByteSpan) { headers.push_back(h); });
+    return headers;
 }
 
 std::vector<BatchHeader> validate_batches(ByteSpan data, const ValidateOptions& options) {

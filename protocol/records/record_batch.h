@@ -83,6 +83,27 @@ struct Record {
 // is not 2, or batchLength is too small for a header. Does not check the CRC.
 BatchHeader parse_batch_header(ByteSpan data);
 
+// The header of the batch `rest` starts with, checked to fit in `rest`; or
+// nothing when `rest` is only the start of a v2 batch and `allow_partial_tail`.
+// Throws wire::DecodeError otherwise (see parse_batch_header).
+std::optional<BatchHeader> next_batch(ByteSpan rest, bool allow_partial_tail);
+
+// Calls f(header, batch) for each whole batch of concatenated v2 batches, in
+// order. With `allow_partial_tail` a truncated last batch is ignored, as Fetch
+// responses may end mid-batch; otherwise it throws. CRCs are not checked.
+template <typename F>
+void for_each_batch(ByteSpan data, bool allow_partial_tail, F&& f) {
+    while (!data.empty()) {
+        const auto h = next_batch(data, allow_partial_tail);
+        if (!h) return;
+        f(*h, data.first(h->total_size()));
+        data = data.subspan(h->total_size());
+    }
+}
+
+// The headers of the batches that make up `data` exactly (for_each_batch).
+std::vector<BatchHeader> parse_batch_headers(ByteSpan data);
+
 // CRC32C (Castagnoli) as Kafka uses it.
 std::uint32_t crc32c(ByteSpan data, std::uint32_t seed = 0);
 
@@ -117,9 +138,7 @@ Bytes build_batch(const BatchBuilderOptions& options, std::span<const Record> re
 // keep it at offset 16). Throws wire::DecodeError if `data` is shorter.
 std::int8_t records_magic(ByteSpan data);
 
-// Splits concatenated v2 batches by their length fields, checking each header
-// (parse_batch_header) but not CRCs. With `allow_partial_tail` a truncated last
-// batch is ignored, as Fetch responses may end mid-batch; otherwise it throws.
+// The batches of `data` (for_each_batch).
 std::vector<ByteSpan> split_batches(ByteSpan data, bool allow_partial_tail);
 
 // A well-formed batch that breaks a rule Kafka's LogValidator enforces on

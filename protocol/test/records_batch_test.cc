@@ -257,6 +257,10 @@ TEST(RecordBatch, PartialTailIgnoredOnlyWhenAllowed) {
     EXPECT_EQ(parts[0].size(), a.size());
     EXPECT_THROW(split_batches(buf, false), DecodeError);
     EXPECT_THROW(validate_batches(buf, {}), DecodeError);
+    EXPECT_THROW(parse_batch_headers(buf), DecodeError);  // appends take whole batches only
+    Bytes two = a;
+    two.insert(two.end(), a.begin(), a.end());
+    EXPECT_EQ(parse_batch_headers(two), (std::vector<BatchHeader>{parse_batch_header(a), parse_batch_header(a)}));
 }
 
 // Re-seals a hand-edited batch: fixes batchLength and CRC.

@@ -103,10 +103,10 @@ TEST(DynamicBrokerConfigTest, LayersOverrideStaticSynonyms) {
     EXPECT_EQ(props.at("log.segment.bytes"), "2097152");
 
     const TopicConfig t = resolve_topic_config(b, {}, dynamic);
-    EXPECT_EQ(t.retention_ms, 1000);
-    EXPECT_EQ(t.segment_bytes, 2097152);
-    EXPECT_EQ(resolve_topic_config(b, {{"retention.ms", "5"}}, dynamic).retention_ms, 5);
-    EXPECT_EQ(resolve_topic_config(b, {}, {{}, {{"log.retention.ms", "2000"}}}).retention_ms, 2000);
+    EXPECT_EQ(t.log.retention_ms, 1000);
+    EXPECT_EQ(t.log.segment_bytes, 2097152);
+    EXPECT_EQ(resolve_topic_config(b, {{"retention.ms", "5"}}, dynamic).log.retention_ms, 5);
+    EXPECT_EQ(resolve_topic_config(b, {}, {{}, {{"log.retention.ms", "2000"}}}).log.retention_ms, 2000);
 }
 
 TEST(DynamicBrokerConfigTest, StoredEntriesThatNoLongerApplyAreIgnored) {

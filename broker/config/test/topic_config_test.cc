@@ -13,23 +13,29 @@ using ::testing::HasSubstr;
 
 TEST(TopicConfigTest, KafkaDefaultsWithoutOverrides) {
     TopicConfig t = resolve_topic_config(broker({}), {});
-    EXPECT_EQ(t.retention_ms, 604800000);
-    EXPECT_EQ(t.retention_bytes, -1);
-    EXPECT_EQ(t.segment_bytes, 1073741824);
-    EXPECT_EQ(t.segment_ms, 604800000);
-    EXPECT_EQ(t.segment_jitter_ms, 0);
-    EXPECT_TRUE(t.cleanup_policy.remove);
-    EXPECT_FALSE(t.cleanup_policy.compact);
-    EXPECT_EQ(t.message_timestamp_type, records::TimestampType::create_time);
-    EXPECT_EQ(t.max_message_bytes, 1048588);
-    EXPECT_EQ(t.min_insync_replicas, 1);
-    EXPECT_EQ(t.index_interval_bytes, 4096);
-    EXPECT_EQ(t.flush_messages, INT64_MAX);
-    EXPECT_EQ(t.flush_ms, INT64_MAX);
-    EXPECT_EQ(t.compression_type, "producer");
-    EXPECT_EQ(t.min_cleanable_dirty_ratio, 0.5);
+    EXPECT_EQ(t.log.retention_ms, 604800000);
+    EXPECT_EQ(t.log.retention_bytes, -1);
+    EXPECT_EQ(t.log.segment_bytes, 1073741824);
+    EXPECT_EQ(t.log.segment_ms, 604800000);
+    EXPECT_EQ(t.values.at("segment.jitter.ms"), "0");
+    EXPECT_TRUE(t.log.cleanup_delete);
+    EXPECT_FALSE(t.log.cleanup_compact);
+    EXPECT_EQ(t.log.message_timestamp_type, records::TimestampType::create_time);
+    EXPECT_EQ(t.log.max_message_bytes, 1048588);
+    EXPECT_EQ(t.log.min_insync_replicas, 1);
+    EXPECT_EQ(t.log.index_interval_bytes, 4096);
+    EXPECT_EQ(t.log.flush_interval_messages, INT64_MAX);
+    EXPECT_EQ(t.log.flush_interval_ms, INT64_MAX);
+    EXPECT_EQ(t.values.at("compression.type"), "producer");
+    EXPECT_EQ(t.log.min_cleanable_dirty_ratio, 0.5);
     EXPECT_EQ(t.values.at("retention.ms"), "604800000");
     EXPECT_EQ(t.values.size(), topic_config_keys().size());
+}
+
+// Code that builds a LogConfig itself (tests, internal logs) gets what a
+// topic without overrides gets from the table.
+TEST(TopicConfigTest, TheLogConfigsDefaultsAreTheTablesDefaults) {
+    EXPECT_EQ(resolve_topic_config(broker({}), {}).log, storage::LogConfig{});
 }
 
 TEST(TopicConfigTest, BrokerSettingsBecomeTopicDefaults) {
@@ -42,35 +48,35 @@ TEST(TopicConfigTest, BrokerSettingsBecomeTopicDefaults) {
                              {"log.flush.interval.ms", "250"},
                              {"min.insync.replicas", "2"}});
     TopicConfig t = resolve_topic_config(b, {});
-    EXPECT_EQ(t.retention_ms, 24LL * 3600 * 1000);
-    EXPECT_EQ(t.segment_ms, 3600LL * 1000);
-    EXPECT_EQ(t.segment_bytes, 1048576);
-    EXPECT_EQ(t.max_message_bytes, 2000000);
-    EXPECT_TRUE(t.cleanup_policy.compact);
-    EXPECT_FALSE(t.cleanup_policy.remove);
-    EXPECT_EQ(t.message_timestamp_type, records::TimestampType::log_append_time);
-    EXPECT_EQ(t.flush_ms, 250);
-    EXPECT_EQ(t.min_insync_replicas, 2);
+    EXPECT_EQ(t.log.retention_ms, 24LL * 3600 * 1000);
+    EXPECT_EQ(t.log.segment_ms, 3600LL * 1000);
+    EXPECT_EQ(t.log.segment_bytes, 1048576);
+    EXPECT_EQ(t.log.max_message_bytes, 2000000);
+    EXPECT_TRUE(t.log.cleanup_compact);
+    EXPECT_FALSE(t.log.cleanup_delete);
+    EXPECT_EQ(t.log.message_timestamp_type, records::TimestampType::log_append_time);
+    EXPECT_EQ(t.log.flush_interval_ms, 250);
+    EXPECT_EQ(t.log.min_insync_replicas, 2);
 }
 
 TEST(TopicConfigTest, RetentionSynonymPrecedence) {
+    EXPECT_EQ(resolve_topic_config(broker({{"log.retention.minutes", "2"}, {"log.retention.hours", "5"}}), {})
+                  .log.retention_ms,
+              120000);
     EXPECT_EQ(
-        resolve_topic_config(broker({{"log.retention.minutes", "2"}, {"log.retention.hours", "5"}}), {}).retention_ms,
-        120000);
-    EXPECT_EQ(
-        resolve_topic_config(broker({{"log.retention.ms", "99"}, {"log.retention.minutes", "2"}}), {}).retention_ms,
+        resolve_topic_config(broker({{"log.retention.ms", "99"}, {"log.retention.minutes", "2"}}), {}).log.retention_ms,
         99);
-    EXPECT_EQ(resolve_topic_config(broker({{"log.retention.hours", "-3"}}), {}).retention_ms, -1);
+    EXPECT_EQ(resolve_topic_config(broker({{"log.retention.hours", "-3"}}), {}).log.retention_ms, -1);
 }
 
 TEST(TopicConfigTest, OverridesBeatBrokerDefaults) {
     BrokerConfig b = broker({{"log.retention.hours", "24"}});
     TopicConfig t = resolve_topic_config(b, {{"retention.ms", "1000"}, {"cleanup.policy", "compact,delete"}});
-    EXPECT_EQ(t.retention_ms, 1000);
-    EXPECT_TRUE(t.cleanup_policy.compact);
-    EXPECT_TRUE(t.cleanup_policy.remove);
+    EXPECT_EQ(t.log.retention_ms, 1000);
+    EXPECT_TRUE(t.log.cleanup_compact);
+    EXPECT_TRUE(t.log.cleanup_delete);
     // An invalid stored override is ignored rather than trusted.
-    EXPECT_EQ(resolve_topic_config(b, {{"retention.ms", "soon"}}).retention_ms, 24LL * 3600 * 1000);
+    EXPECT_EQ(resolve_topic_config(b, {{"retention.ms", "soon"}}).log.retention_ms, 24LL * 3600 * 1000);
 }
 
 TEST(TopicConfigTest, Validation) {

@@ -26,6 +26,7 @@ public:
 
     void start() override {}
     void stop() override {}
+    Task<void> stopped() override { co_return; }
     [[nodiscard]] bool loading() const override { return false; }
     CoordinatorLocator& locator() override { std::abort(); }
     Task<msg::JoinGroupResponse> join_group(const Ctx&, msg::JoinGroupRequest) override {

@@ -53,7 +53,8 @@ bool has_leaders(const TopicInfo& t) {
 ZkMetadataStore::ZkMetadataStore(Options options)
     : local_(std::move(options.local_broker)),
       executor_(std::move(options.executor)),
-      propagation_timeout_(options.propagation_timeout) {
+      propagation_timeout_(options.propagation_timeout),
+      gate_(executor_, "metadata store") {
     try {
         zk_ = std::make_unique<zk::ZkClient>(options.zookeeper);
         client_ = zk_.get();
@@ -73,7 +74,7 @@ ZkMetadataStore::ZkMetadataStore(Options options)
 }
 
 ZkMetadataStore::~ZkMetadataStore() {
-    *alive_ = false;
+    gate_.close();
     // Closing the session removes this broker's registration at once.
     zk_.reset();
 }
@@ -267,12 +268,12 @@ void ZkMetadataStore::on_event(ZkSession& s, const zk::WatchEvent& event) {
     // Events come in bursts (a topic's partitions, every leadership a broker
     // held): one snapshot after the events already queued, not one per event,
     // since each build walks every partition of the cluster.
-    if (publish_queued_ || !*alive_) return;
+    if (publish_queued_ || !gate_.open()) return;
     publish_queued_ = true;
     // Not through zk_: while the destructor joins the ZooKeeper thread, zk_
     // is already empty and the client it held still runs queued events.
-    client_->post([this, alive = std::weak_ptr<bool>(alive_)](ZkSession&) {
-        if (auto a = alive.lock(); !a || !*a) return;
+    client_->post([this, pass = gate_.pass()](ZkSession&) {
+        if (!pass.open()) return;
         publish_queued_ = false;
         publish();
     });
@@ -281,9 +282,9 @@ void ZkMetadataStore::on_event(ZkSession& s, const zk::WatchEvent& event) {
 void ZkMetadataStore::handle_event(ZkSession& s, const zk::WatchEvent& event) {
     using Type = zk::WatchEvent::Type;
     if (event.type == Type::session) {
-        if (event.state != zk::WatchEvent::State::expired || !*alive_) return;
+        if (event.state != zk::WatchEvent::State::expired || !gate_.open()) return;
         logging::warn("ZooKeeper session expired; starting a new one");
-        for (int attempt = 1; *alive_; ++attempt) {
+        for (int attempt = 1; gate_.open(); ++attempt) {
             try {
                 zk_->reconnect(s);
                 start_session(s);
@@ -395,10 +396,8 @@ void ZkMetadataStore::publish() {
     if (changes.empty() && next->cluster_id == built_->cluster_id) return;
     next->version = ++version_;
     built_ = next;
-    std::weak_ptr<bool> alive = alive_;
-    boost::asio::post(executor_, [this, alive, next, changes = std::move(changes)]() mutable {
-        if (auto a = alive.lock(); a && *a) apply_published(std::move(next), std::move(changes));
-    });
+    gate_.post(
+        [this, next, changes = std::move(changes)]() mutable { apply_published(std::move(next), std::move(changes)); });
 }
 
 // ---- I/O thread -------------------------------------------------------------

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <set>
 
+#include "broker/common/task_gate.h"
 #include "broker/metadata/change_listeners.h"
 #include "broker/metadata/metadata_store.h"
 #include "broker/metadata/zookeeper/zk_client.h"
@@ -136,7 +137,10 @@ private:
         boost::asio::steady_timer timer;
     };
     std::list<Waiter*> waiters_;  // I/O thread
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+    // Callbacks posted to the I/O thread and the ZooKeeper thread's loops
+    // notice the store is gone (the destructor closes it before it joins
+    // the ZooKeeper thread).
+    common::TaskGate gate_;
 };
 
 }  // namespace weir::metadata

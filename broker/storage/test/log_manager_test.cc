@@ -174,6 +174,35 @@ TEST_F(Manager, ALogDeletedBeforeItsRollSyncsLeavesTheDirOnline) {
     EXPECT_TRUE(manager->offline_dirs().empty());
 }
 
+// A log created again while the checkpoint write that drops its removed
+// namesake is still on its way: the files must not hand the new log the old
+// one's recovery point after a crash.
+TEST_F(Manager, ALogRecreatedBeforeItsRemovalReachedTheCheckpointsDoesNotInheritThem) {
+    using namespace std::chrono_literals;
+    const TopicPartition tp{"again", 0};
+    const auto file = dirs[0] / "recovery-point-offset-checkpoint";
+    auto manager = open({dirs[0]}, 1, 0, true);
+    auto log = manager->get_or_create(tp, test::small_segments());
+    test::append_batches(*log, 12);
+    manager->wait_for_syncs();
+    manager->checkpoint();
+    manager->wait_for_syncs();
+    ASSERT_GT(read_checkpoint_file(file).at(tp), 0);
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    manager->submit_write([released] { released.wait(); }, {});
+    ASSERT_TRUE(manager->remove(tp));
+    manager->checkpoint();  // its write waits behind the blocked one
+    std::thread releaser([&] {
+        std::this_thread::sleep_for(100ms);
+        release.set_value();
+    });
+    manager->get_or_create(tp, test::small_segments());
+    releaser.join();
+    // A crash now: the new log starts from what the files hold.
+    EXPECT_FALSE(read_checkpoint_file(file).contains(tp));
+}
+
 // A checkpoint write that fails in the background takes the dir offline
 // when collected, as one failing in place does.
 TEST_F(Manager, ABackgroundCheckpointFailureTakesTheDirOffline) {

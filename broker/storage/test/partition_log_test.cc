@@ -356,11 +356,31 @@ TEST_F(Fixture, RollHandsItsSyncToTheHook) {
 
     auto& [second, second_up_to, second_generation] = handed[1];
     EXPECT_EQ(second_up_to, bases[2]);
-    EXPECT_EQ(second.files.size(), 2u);  // the first sync had not landed when it was made
+    EXPECT_EQ(second.files.size(), 1u);  // only what the first request did not cover
     log->truncate_to(bases[2] - 1);
     second.run();
     log->synced_up_to(second_up_to, second_generation);
     EXPECT_EQ(log->recovery_point(), bases[1]);
+}
+
+// A log rolling many times before any sync lands asks each time only for the
+// segment it finished; after a truncation, the segment it cut is asked for again.
+TEST_F(Fixture, EachRollAsksOnlyForWhatNoEarlierSyncCovers) {
+    auto config = small_segments(1000);
+    config.flush_on_roll = true;
+    auto log = open(config);
+    std::vector<SyncRequest> handed;
+    log->set_sync_hook([&](SyncRequest request, std::int64_t, std::uint64_t) { handed.push_back(std::move(request)); });
+    while (log->segment_count() < 8) append(*log);
+    ASSERT_EQ(handed.size(), 7u);
+    for (const auto& request : handed) EXPECT_EQ(request.files.size(), 1u);
+    const auto bases = log->segment_base_offsets();
+    log->truncate_to(bases[5] + 1);  // into the sixth segment, which becomes the active one
+    handed.clear();
+    while (log->segment_count() < 7) append(*log);
+    ASSERT_EQ(handed.size(), 1u);
+    EXPECT_EQ(handed[0].files.size(), 1u);  // the cut segment, finished again
+    EXPECT_EQ(log->segment_base_offsets()[5], bases[5]);
 }
 
 TEST_F(Fixture, TimeBasedRoll) {

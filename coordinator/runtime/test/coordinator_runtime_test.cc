@@ -9,6 +9,9 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -315,6 +318,45 @@ TEST(DeadlineTimer, FiresAtTheEarliestDeadlineArmed) {
     io.restart();
     io.run_for(std::chrono::milliseconds(20));
     EXPECT_EQ(fired, 1);  // stopped timers never call back
+}
+
+// Shutdown awaits stopped() before the runtime goes: a run of the body in
+// progress (a compaction appending) must end first, and none may start after.
+TEST(PeriodicTask, StoppedResolvesOnceTheRunInProgressHasEnded) {
+    boost::asio::io_context io{1};
+    boost::asio::steady_timer release(io, boost::asio::steady_timer::time_point::max());
+    int started = 0;
+    int finished = 0;
+    PeriodicTask task(io.get_executor(), std::chrono::milliseconds(1), [&]() -> boost::asio::awaitable<void> {
+        ++started;
+        boost::system::error_code ec;
+        co_await release.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+        ++finished;
+    });
+    task.start();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (started == 0 && std::chrono::steady_clock::now() < deadline) io.run_one_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(started, 1);
+
+    task.stop();
+    bool stopped = false;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+            co_await task.stopped();
+            stopped = true;
+        },
+        boost::asio::detached);
+    io.run_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(stopped);  // the body is still waiting
+
+    release.cancel();
+    deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!stopped && std::chrono::steady_clock::now() < deadline) io.run_one_for(std::chrono::milliseconds(10));
+    EXPECT_TRUE(stopped);
+    EXPECT_EQ(finished, 1);
+    io.run_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(started, 1);  // no run after stop()
 }
 
 }  // namespace
