@@ -281,6 +281,39 @@ std::vector<Named> scenarios() {
         return produce(p, "diff-a", 1, wire::RecordsData(std::move(bytes)));
     });
 
+    add("Produce CreateTimes outside the topic's bounds", [](Peer& p) {
+        json::object out;
+        out["create"] = create(
+            p, {topic("diff-t", 1, 1,
+                      {{"message.timestamp.before.max.ms", "60000"}, {"message.timestamp.after.max.ms", "3600000"}})});
+        const auto now =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        out["hour old"] = settled([&] { return produce(p, "diff-t", 0, three_records(now - 3'600'000)); },
+                                  [](const json::value& v) { return has_error(v, kNotReady); });
+        out["two hours ahead"] = produce(p, "diff-t", 0, three_records(now + 7'200'000));
+        out["now"] = produce(p, "diff-t", 0, three_records(now));
+        return out;
+    });
+    add("Produce without keys to a compacted topic", [](Peer& p) {
+        json::object out;
+        out["create"] = create(p, {topic("diff-compacted", 1, 1, {{"cleanup.policy", "compact"}})});
+        std::vector<records::Record> rs(2);
+        rs[1].offset_delta = 1;
+        rs[1].key = wire::Bytes{'k'};
+        out["produce"] =
+            settled([&] { return produce(p, "diff-compacted", 0, wire::RecordsData(records::build_batch({}, rs))); },
+                    [](const json::value& v) { return has_error(v, kNotReady); });
+        return out;
+    });
+    add("Produce a batch larger than max.message.bytes", [](Peer& p) {
+        json::object out;
+        out["create"] = create(p, {topic("diff-small", 1, 1, {{"max.message.bytes", "100"}})});
+        out["produce"] = settled([&] { return produce(p, "diff-small", 0, three_records(0)); },
+                                 [](const json::value& v) { return has_error(v, kNotReady); });
+        return out;
+    });
+
     add("ListOffsets latest, earliest, max timestamp", [](Peer& p) {
         json::object out;
         out["latest"] = list_offsets(p, "diff-a", 0, -1);
@@ -364,6 +397,17 @@ std::vector<Named> scenarios() {
         res.resource_name = "diff-a";
         res.configuration_keys = std::vector<std::string>{"cleanup.policy", "retention.ms", "max.message.bytes",
                                                           "segment.bytes", "min.insync.replicas"};
+        r.resources.push_back(res);
+        return p.call<msg::DescribeConfigsResponse>(r, 4);
+    });
+    add("DescribeConfigs of the timestamp bounds", [](Peer& p) {
+        msg::DescribeConfigsRequest r;
+        msg::DescribeConfigsRequest::DescribeConfigsResource res;
+        res.resource_type = 2;
+        res.resource_name = "diff-t";
+        res.configuration_keys =
+            std::vector<std::string>{"message.timestamp.before.max.ms", "message.timestamp.after.max.ms",
+                                     "message.timestamp.difference.max.ms", "message.timestamp.type"};
         r.resources.push_back(res);
         return p.call<msg::DescribeConfigsResponse>(r, 4);
     });
