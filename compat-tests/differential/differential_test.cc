@@ -24,20 +24,29 @@
 #include "harness/broker_process.h"
 #include "harness/reference_kafka.h"
 #include "messages/api_versions.h"
+#include "messages/create_partitions.h"
 #include "messages/create_topics.h"
+#include "messages/delete_records.h"
 #include "messages/delete_topics.h"
+#include "messages/describe_cluster.h"
 #include "messages/describe_configs.h"
 #include "messages/describe_groups.h"
+#include "messages/describe_producers.h"
 #include "messages/fetch.h"
 #include "messages/find_coordinator.h"
 #include "messages/heartbeat.h"
+#include "messages/incremental_alter_configs.h"
 #include "messages/init_producer_id.h"
 #include "messages/join_group.h"
+#include "messages/leave_group.h"
 #include "messages/list_groups.h"
 #include "messages/list_offsets.h"
+#include "messages/list_transactions.h"
 #include "messages/metadata.h"
 #include "messages/offset_commit.h"
+#include "messages/offset_delete.h"
 #include "messages/offset_fetch.h"
+#include "messages/offset_for_leader_epoch.h"
 #include "messages/produce.h"
 #include "protocol/records/record_batch.h"
 
@@ -426,6 +435,144 @@ std::vector<Named> scenarios() {
         r.transactional_id = std::nullopt;
         r.transaction_timeout_ms = 60000;
         return p.call<msg::InitProducerIdResponse>(r, 4);
+    });
+
+    add("Metadata, Produce, Fetch and ListOffsets at old versions", [](Peer& p) {
+        json::object out;
+        out["metadata v1"] = metadata(p, {"diff-a"}, false, 1);
+        out["metadata v4"] = metadata(p, {"diff-a"}, false, 4);
+        out["produce v3"] = produce(p, "diff-a", 2, three_records(1'700'000'002'000), 1, 3);
+        out["produce v7"] = produce(p, "diff-a", 2, three_records(1'700'000'003'000), 1, 7);
+        out["fetch v4"] = fetch(p, "diff-a", 2, 0, 4);
+        out["fetch v11"] = fetch(p, "diff-a", 2, 1, 11);
+        out["list offsets v1"] = list_offsets(p, "diff-a", 2, -1, 1);
+        out["list offsets v4"] = list_offsets(p, "diff-a", 2, -2, 4);
+        return out;
+    });
+    add("OffsetForLeaderEpoch", [](Peer& p) {
+        msg::OffsetForLeaderEpochRequest r;
+        r.replica_id = -1;
+        msg::OffsetForLeaderEpochRequest::OffsetForLeaderTopic t;
+        t.topic = "diff-a";
+        msg::OffsetForLeaderEpochRequest::OffsetForLeaderPartition part;
+        part.partition = 0;
+        part.current_leader_epoch = 0;
+        part.leader_epoch = 0;
+        t.partitions.push_back(part);
+        part.partition = 1;
+        part.current_leader_epoch = 5;  // newer than the leader's
+        t.partitions.push_back(part);
+        part.partition = 9;
+        t.partitions.push_back(part);
+        r.topics.push_back(t);
+        return p.call<msg::OffsetForLeaderEpochResponse>(r, 4);
+    });
+    add("CreatePartitions", [](Peer& p) {
+        json::object out;
+        auto request = [](std::string name, std::int32_t count) {
+            msg::CreatePartitionsRequest r;
+            r.timeout_ms = 30000;
+            msg::CreatePartitionsRequest::CreatePartitionsTopic t;
+            t.name = std::move(name);
+            t.count = count;
+            t.assignments = std::nullopt;
+            r.topics.push_back(t);
+            return r;
+        };
+        out["grow"] = p.call<msg::CreatePartitionsResponse>(request("diff-f", 3), 3);
+        out["shrink"] = p.call<msg::CreatePartitionsResponse>(request("diff-a", 2), 3);
+        out["same"] = p.call<msg::CreatePartitionsResponse>(request("diff-a", 3), 3);
+        out["unknown topic"] = p.call<msg::CreatePartitionsResponse>(request("no-such-topic", 3), 3);
+        return out;
+    });
+    add("DeleteRecords", [](Peer& p) {
+        json::object out;
+        auto request = [](std::int32_t partition, std::int64_t offset) {
+            msg::DeleteRecordsRequest r;
+            r.timeout_ms = 30000;
+            msg::DeleteRecordsRequest::DeleteRecordsTopic t;
+            t.name = "diff-a";
+            msg::DeleteRecordsRequest::DeleteRecordsPartition part;
+            part.partition_index = partition;
+            part.offset = offset;
+            t.partitions.push_back(part);
+            r.topics.push_back(t);
+            return r;
+        };
+        out["to 2"] = p.call<msg::DeleteRecordsResponse>(request(0, 2), 2);
+        out["past the end"] = p.call<msg::DeleteRecordsResponse>(request(0, 100), 2);
+        out["to the high watermark"] = p.call<msg::DeleteRecordsResponse>(request(0, -1), 2);
+        out["unknown partition"] = p.call<msg::DeleteRecordsResponse>(request(9, 1), 2);
+        out["earliest after"] = list_offsets(p, "diff-a", 0, -2);
+        out["fetch below the start"] = fetch(p, "diff-a", 0, 0);
+        return out;
+    });
+    add("IncrementalAlterConfigs of a topic", [](Peer& p) {
+        json::object out;
+        auto request = [](std::string key, std::int8_t op, std::optional<std::string> value) {
+            msg::IncrementalAlterConfigsRequest r;
+            msg::IncrementalAlterConfigsRequest::AlterConfigsResource res;
+            res.resource_type = 2;
+            res.resource_name = "diff-f";
+            msg::IncrementalAlterConfigsRequest::AlterableConfig c;
+            c.name = std::move(key);
+            c.config_operation = op;
+            c.value = std::move(value);
+            res.configs.push_back(c);
+            r.resources.push_back(res);
+            return r;
+        };
+        out["set"] = p.call<msg::IncrementalAlterConfigsResponse>(request("retention.ms", 0, "3600000"), 1);
+        out["unknown key"] = p.call<msg::IncrementalAlterConfigsResponse>(request("no.such.config", 0, "1"), 1);
+        out["bad value"] = p.call<msg::IncrementalAlterConfigsResponse>(request("retention.ms", 0, "soon"), 1);
+        out["append to a list"] =
+            p.call<msg::IncrementalAlterConfigsResponse>(request("cleanup.policy", 2, "compact"), 1);
+        out["append to a number"] = p.call<msg::IncrementalAlterConfigsResponse>(request("retention.ms", 2, "1"), 1);
+        out["delete"] = p.call<msg::IncrementalAlterConfigsResponse>(request("retention.ms", 1, std::nullopt), 1);
+        msg::DescribeConfigsRequest d;
+        msg::DescribeConfigsRequest::DescribeConfigsResource res;
+        res.resource_type = 2;
+        res.resource_name = "diff-f";
+        res.configuration_keys = std::vector<std::string>{"retention.ms", "cleanup.policy"};
+        d.resources.push_back(res);
+        out["after"] = p.call<msg::DescribeConfigsResponse>(d, 4);
+        return out;
+    });
+    add("DescribeCluster", [](Peer& p) {
+        msg::DescribeClusterRequest r;
+        return p.call<msg::DescribeClusterResponse>(r, 1);
+    });
+    add("DescribeProducers and ListTransactions", [](Peer& p) {
+        json::object out;
+        msg::DescribeProducersRequest d;
+        msg::DescribeProducersRequest::TopicRequest t;
+        t.name = "diff-a";
+        t.partition_indexes = {0, 9};
+        d.topics.push_back(t);
+        out["producers"] = p.call<msg::DescribeProducersResponse>(d, 0);
+        out["transactions"] = p.call<msg::ListTransactionsResponse>(msg::ListTransactionsRequest{}, 0);
+        return out;
+    });
+    add("LeaveGroup and OffsetDelete", [](Peer& p) {
+        json::object out;
+        msg::LeaveGroupRequest l;
+        l.group_id = "diff-simple";
+        msg::LeaveGroupRequest::MemberIdentity m;
+        m.member_id = "nobody";
+        l.members.push_back(m);
+        out["leave"] = p.call<msg::LeaveGroupResponse>(l, 4);
+        msg::OffsetDeleteRequest o;
+        o.group_id = "diff-simple";
+        msg::OffsetDeleteRequest::OffsetDeleteRequestTopic t;
+        t.name = "diff-a";
+        msg::OffsetDeleteRequest::OffsetDeleteRequestPartition part;
+        part.partition_index = 0;
+        t.partitions.push_back(part);
+        o.topics.push_back(t);
+        out["delete"] = p.call<msg::OffsetDeleteResponse>(o, 0);
+        o.group_id = "no-such-group";
+        out["unknown group"] = p.call<msg::OffsetDeleteResponse>(o, 0);
+        return out;
     });
 
     add("DeleteTopics of an unknown topic", [](Peer& p) {
