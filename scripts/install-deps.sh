@@ -111,3 +111,8 @@ if [ "$(cat "$clients_venv/.pins" 2>/dev/null)" != "${clients_pins[*]}" ]; then
   "$clients_venv/bin/pip" install -q --disable-pip-version-check "${clients_pins[@]}"
   echo "${clients_pins[*]}" >"$clients_venv/.pins"
 fi
+
+# Apache Kafka's broker (kafka_2.13 3.9.2 and its dependencies from Maven Central,
+# pinned in tools/reference-kafka/pom.xml, cached): the differential suite
+# (compat-tests/differential) and the benchmarks run it beside Weir.
+"$(dirname "$0")/../tools/reference-kafka/install" >/dev/null

@@ -171,7 +171,11 @@ const ConfigKey kBrokerKeys[] = {
     {"log.preallocate", T::boolean, "false", I::medium, "Preallocate segment files.", {}, true, true},
     {"log.message.timestamp.type", T::string, "CreateTime", I::medium, "CreateTime or LogAppendTime.", V::one_of(kTimestampTypes), true, true},
     {"log.message.timestamp.difference.max.ms", T::int64, kLongMax, I::medium,
-     "Largest allowed gap between a CreateTime timestamp and the broker clock.", V::at_least(0), true, true},
+     "Largest allowed gap between a CreateTime timestamp and the broker clock (deprecated for the two below).", V::at_least(0), true, true},
+    {"log.message.timestamp.before.max.ms", T::int64, kLongMax, I::medium,
+     "How far behind the broker clock a CreateTime timestamp may be.", V::at_least(0), true, true},
+    {"log.message.timestamp.after.max.ms", T::int64, kLongMax, I::medium,
+     "How far ahead of the broker clock a CreateTime timestamp may be.", V::at_least(0), true, true},
     {"log.message.downconversion.enable", T::boolean, "true", I::low, "Accepted for compatibility.", {}, true, false},
     {"log.message.format.version", T::string, "3.0-IV1", I::medium, "Accepted for compatibility; Weir writes v2 batches.", {}, false, false},
     {"num.recovery.threads.per.data.dir", T::int32, "1", I::high,
@@ -296,6 +300,8 @@ constexpr BrokerSynonym kPreallocate[] = {{"log.preallocate"}};
 constexpr BrokerSynonym kMessageFormatVersion[] = {{"log.message.format.version"}};
 constexpr BrokerSynonym kTimestampType[] = {{"log.message.timestamp.type"}};
 constexpr BrokerSynonym kTimestampDifference[] = {{"log.message.timestamp.difference.max.ms"}};
+constexpr BrokerSynonym kTimestampBefore[] = {{"log.message.timestamp.before.max.ms"}};
+constexpr BrokerSynonym kTimestampAfter[] = {{"log.message.timestamp.after.max.ms"}};
 constexpr BrokerSynonym kDownconversion[] = {{"log.message.downconversion.enable"}};
 
 // The field a topic key sets (the table's last column), from the key's
@@ -353,8 +359,14 @@ const TopicConfigKey kTopicKeys[] = {
     {{"max.message.bytes", T::int32, "1048588", I::medium, "Largest record batch accepted.", V::at_least(0), false, true}, kMaxMessageBytes, log_field<&LogConfig::max_message_bytes>},
     {{"message.downconversion.enable", T::boolean, "true", I::low, "Accepted for compatibility.", {}, false, false}, kDownconversion},
     {{"message.format.version", T::string, "3.0-IV1", I::medium, "Accepted for compatibility.", {}, false, false}, kMessageFormatVersion},
+    {{"message.timestamp.after.max.ms", T::int64, kLongMax, I::medium,
+      "How far ahead of the broker clock a CreateTime timestamp may be.", V::at_least(0), false, true}, kTimestampAfter,
+     log_field<&LogConfig::message_timestamp_after_max_ms>},
+    {{"message.timestamp.before.max.ms", T::int64, kLongMax, I::medium,
+      "How far behind the broker clock a CreateTime timestamp may be.", V::at_least(0), false, true}, kTimestampBefore,
+     log_field<&LogConfig::message_timestamp_before_max_ms>},
     {{"message.timestamp.difference.max.ms", T::int64, kLongMax, I::medium,
-      "Largest allowed gap between a CreateTime timestamp and the broker clock.", V::at_least(0), false, true}, kTimestampDifference},
+      "Largest allowed gap between a CreateTime timestamp and the broker clock.", V::at_least(0), false, true}, kTimestampDifference, log_field<&LogConfig::message_timestamp_difference_max_ms>},
     {{"message.timestamp.type", T::string, "CreateTime", I::medium, "CreateTime or LogAppendTime.", V::one_of(kTimestampTypes), false, true}, kTimestampType, set_timestamp_type},
     {{"min.cleanable.dirty.ratio", T::float64, "0.5", I::medium, "Dirty ratio that triggers cleaning.", V::between(0, 1), false, true}, kMinCleanableRatio, log_field<&LogConfig::min_cleanable_dirty_ratio>},
     {{"min.compaction.lag.ms", T::int64, "0", I::medium, "Minimum age of a record before it can be compacted.", V::at_least(0), false, true}, kMinCompactionLagMs, log_field<&LogConfig::min_compaction_lag_ms>},

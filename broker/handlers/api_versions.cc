@@ -50,6 +50,9 @@ Task<msg::ApiVersionsResponse> handle(BrokerContext&, const RequestContext& ctx,
     }
     for (const auto& api : msg::kApis)
         if (serves(api.key)) r.api_keys.push_back(entry(api));
+    // No feature is finalized; a ZooKeeper-mode Kafka says so with epoch 0
+    // (its /feature node's first version), not -1.
+    r.finalized_features_epoch = 0;
     co_return r;
 }
 

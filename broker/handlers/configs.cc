@@ -207,10 +207,11 @@ ApiError apply_ops(config::ConfigMap& props, const std::vector<Op>& ops, KeyOf k
                 const config::ConfigKey* key = key_of(op.name);
                 if (key == nullptr) return fail(ErrorCode::invalid_config, std::string(unknown_prefix) + op.name);
                 const bool append = op.operation == kAppend;
+                // Kafka's ConfigAdminManager: InvalidConfigurationException.
                 if (key->type != config::ConfigType::list)
-                    return fail(ErrorCode::invalid_request, std::string("Config value ") +
-                                                                (append ? "append" : "subtract") +
-                                                                " is not allowed for config key: " + op.name);
+                    return fail(ErrorCode::invalid_config, std::string("Config value ") +
+                                                               (append ? "append" : "subtract") +
+                                                               " is not allowed for config key: " + op.name);
                 auto it = props.find(op.name);
                 auto items =
                     split_list(it != props.end() ? std::string_view(it->second) : key->default_value.value_or(""));

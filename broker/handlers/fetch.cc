@@ -85,16 +85,26 @@ void resolve(BrokerContext& broker, TopicNames& names, const Limits& limits, Tar
         out.aborted_transactions = std::nullopt;
     else if (limits.version >= 4)
         out.aborted_transactions.emplace();
+    // A partition the metadata does not know is refused before any read, so
+    // its answer keeps the empty aborted list a fresh entry has (Kafka's
+    // FetchResponse.partitionResponse); failed reads answer null.
+    auto unknown = [&](ErrorCode code) {
+        out.error_code = to_int(code);
+        if (limits.version >= 4) out.aborted_transactions.emplace();
+    };
     auto name = names.name(target.key);
     if (!name) {
-        out.error_code =
-            to_int(limits.version >= 13 ? ErrorCode::unknown_topic_id : ErrorCode::unknown_topic_or_partition);
+        unknown(limits.version >= 13 ? ErrorCode::unknown_topic_id : ErrorCode::unknown_topic_or_partition);
         return;
     }
     target.partition = broker.partitions.get({*name, target.key.partition});
-    if (!target.partition)
-        out.error_code =
-            to_int(broker.local_partition(*broker.metadata.snapshot(), {*name, target.key.partition}).error);
+    if (!target.partition) {
+        const auto error = broker.local_partition(*broker.metadata.snapshot(), {*name, target.key.partition}).error;
+        if (error == ErrorCode::unknown_topic_or_partition)
+            unknown(error);
+        else
+            out.error_code = to_int(error);
+    }
 }
 
 // Reads every target through the ReplicaManager, long polling until

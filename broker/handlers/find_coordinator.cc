@@ -34,8 +34,10 @@ Task<CoordinatorLocation> locate(BrokerContext& b, const std::string& key, std::
     co_return co_await locator->locate(key, listener);
 }
 
+// Kafka before v4 (Errors.message()): the enum's name when there is no
+// error, else the exception's message.
 std::optional<std::string> message_of(const CoordinatorLocation& located) {
-    if (located.error == ErrorCode::none) return std::nullopt;
+    if (located.error == ErrorCode::none) return "NONE";
     return located.message.empty() ? std::string(error_message(located.error)) : located.message;
 }
 
@@ -54,7 +56,8 @@ Task<msg::FindCoordinatorResponse> handle(BrokerContext& b, const RequestContext
             out.host = std::move(located.host);
             out.port = located.port;
             out.error_code = to_int(located.error);
-            out.error_message = message_of(located);
+            // Kafka's v4+ answer never sets it: the field's default, "".
+            out.error_message = "";
         }
         co_return resp;
     }

@@ -60,7 +60,9 @@ Task<msg::ProduceResponse> handle(BrokerContext& broker, const RequestContext& c
             out.base_offset = result.base_offset;
             out.log_append_time_ms = result.log_append_time;
             out.log_start_offset = result.log_start_offset;
-            if (result.error != ErrorCode::none && !result.error_message.empty())
+            // As Kafka: a message only with the record errors it sums up
+            // (RecordValidationException); other errors carry none.
+            if (result.error != ErrorCode::none && !result.record_errors.empty())
                 out.error_message = result.error_message;
             for (auto& e : result.record_errors) {
                 auto& record_error = out.record_errors.emplace_back();

@@ -445,7 +445,7 @@ ProduceResult Partition::append_records_as_leader(wire::ByteSpan records, const 
                                std::to_string(config().min_insync_replicas) + " for partition " + tp_.to_string();
         return result;
     }
-    auto validated = validate_produced_records(tp_, records, limits, config());
+    auto validated = validate_produced_records(tp_, records, limits, config(), log_->now());
     if (validated.error != ErrorCode::none) {
         result.error = validated.error;
         result.error_message = std::move(validated.error_message);

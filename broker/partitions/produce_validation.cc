@@ -56,10 +56,49 @@ std::string record_errors_message(const std::vector<RecordError>& errors) {
            " record errors in total, and only showing the first three errors at most: [" + shown + "]";
 }
 
+// Java's long arithmetic, which wraps, so the bounds and the verdicts are
+// exactly Kafka's even for timestamps at the ends of the range.
+std::int64_t java_add(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t java_sub(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+
+// LogValidator.validateTimestamp: each CreateTime record within
+// [now - before.max.ms, now + after.max.ms], one record error per record
+// outside, counted across the batches. Records are read only when a bound
+// is set.
+std::vector<RecordError> timestamp_record_errors(wire::ByteSpan batches, const storage::LogConfig& config,
+                                                 std::int64_t now) {
+    std::vector<RecordError> errors;
+    const std::int64_t before = config.timestamp_before_max_ms();
+    const std::int64_t after = config.timestamp_after_max_ms();
+    if (config.message_timestamp_type != records::TimestampType::create_time ||
+        (before == storage::kNever && after == storage::kNever))
+        return errors;
+    std::int32_t index = 0;
+    records::for_each_batch(batches, false, [&](const records::BatchHeader& h, wire::ByteSpan batch) {
+        for (const auto& r : records::decode_records(batch)) {
+            const std::int64_t ts = java_add(h.base_timestamp, r.timestamp_delta);
+            const std::int64_t diff = java_sub(now, ts);
+            if (ts != -1 && (diff > before || java_sub(0, diff) > after))
+                errors.push_back({index, "Timestamp " + std::to_string(ts) + " of message with offset " +
+                                             std::to_string(java_add(h.base_offset, r.offset_delta)) +
+                                             " is out of range. The timestamp should be within [" +
+                                             std::to_string(java_sub(now, before)) + ", " +
+                                             std::to_string(java_add(now, after)) + "]"});
+            ++index;
+        }
+    });
+    return errors;
+}
+
 }  // namespace
 
 ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteSpan records,
-                                           const ProduceLimits& limits, const storage::LogConfig& config) {
+                                           const ProduceLimits& limits, const storage::LogConfig& config,
+                                           std::int64_t now_ms) {
     if (config.cleanup_compact && !records.empty()) {
         if (auto errors = unkeyed_record_errors(tp, records); !errors.empty()) {
             auto r = fail(ErrorCode::invalid_record, record_errors_message(errors));
@@ -106,6 +145,11 @@ ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteS
                             "Invalid sequence number " + std::to_string(header.base_sequence) +
                                 " in record batch with producerId " + std::to_string(header.producer_id) +
                                 " in topic partition " + tp.to_string());
+        }
+        if (auto errors = timestamp_record_errors(r.batches, config, now_ms); !errors.empty()) {
+            auto failed = fail(ErrorCode::invalid_timestamp, record_errors_message(errors));
+            failed.record_errors = std::move(errors);
+            return failed;
         }
     } catch (const records::InvalidRecordError& e) {
         return fail(ErrorCode::invalid_record, e.what());

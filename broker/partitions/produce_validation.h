@@ -1,7 +1,8 @@
 #pragma once
 // Kafka's LogValidator for the records of one partition of a Produce
 // request: keys on compacted topics, magic against the request version, CRC
-// and every record, sizes, the compression codecs the version allows; v0/v1
+// and every record, sizes, the compression codecs the version allows,
+// CreateTime timestamps within the topic's bounds of the clock; v0/v1
 // message sets are up-converted to one v2 batch, the only format Weir stores.
 #include <cstdint>
 #include <string>
@@ -36,8 +37,10 @@ struct ValidatedRecords {
     std::vector<records::BatchHeader> headers;
 };
 
+// `now_ms`: the broker clock CreateTime timestamps are checked against.
 ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteSpan records,
-                                           const ProduceLimits& limits, const storage::LogConfig& config);
+                                           const ProduceLimits& limits, const storage::LogConfig& config,
+                                           std::int64_t now_ms);
 
 // What a Produce of one partition got.
 struct ProduceResult {

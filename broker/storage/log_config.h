@@ -40,8 +40,24 @@ struct LogConfig {
     // max.message.bytes: the largest batch a producer may append (read by
     // the partition layer's validation, as min.insync.replicas is).
     std::int32_t max_message_bytes = 1048588;
+    // message.timestamp.before.max.ms / after.max.ms: how far a CreateTime
+    // timestamp may lie behind or ahead of the broker clock. Each unset
+    // (Long.MAX_VALUE) falls back to the deprecated difference.max.ms, as
+    // Kafka's LogConfig does.
+    std::int64_t message_timestamp_difference_max_ms = kNever;
+    std::int64_t message_timestamp_before_max_ms = kNever;
+    std::int64_t message_timestamp_after_max_ms = kNever;
 
     bool operator==(const LogConfig&) const = default;
+
+    [[nodiscard]] std::int64_t timestamp_before_max_ms() const {
+        return message_timestamp_before_max_ms != kNever ? message_timestamp_before_max_ms
+                                                         : message_timestamp_difference_max_ms;
+    }
+    [[nodiscard]] std::int64_t timestamp_after_max_ms() const {
+        return message_timestamp_after_max_ms != kNever ? message_timestamp_after_max_ms
+                                                        : message_timestamp_difference_max_ms;
+    }
 
     // Kafka's LogConfig.maxSegmentMs: a compacted log rolls by
     // max.compaction.lag.ms too, since the cleaner never touches the active segment.

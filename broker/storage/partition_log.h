@@ -83,6 +83,8 @@ public:
     [[nodiscard]] const TopicPartition& topic_partition() const { return tp_; }
     [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
     [[nodiscard]] const LogConfig& config() const { return config_; }
+    // The log's clock (ms since the epoch): appends stamp and validate by it.
+    [[nodiscard]] std::int64_t now() const { return clock_(); }
     void set_config(LogConfig config);
 
     // Appends already-validated v2 batches (one buffer, back to back):

@@ -46,7 +46,8 @@ int decode_status(int status) {
     return -1;
 }
 
-// One Metadata round trip through librdkafka, as a real client would do first.
+}  // namespace
+
 bool metadata_ok(const std::string& bootstrap, std::chrono::milliseconds timeout) {
     std::string err;
     std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
@@ -60,8 +61,6 @@ bool metadata_ok(const std::string& bootstrap, std::chrono::milliseconds timeout
     std::unique_ptr<RdKafka::Metadata> owned(md);
     return rc == RdKafka::ERR_NO_ERROR && md != nullptr && !md->brokers()->empty();
 }
-
-}  // namespace
 
 std::string weir_binary() {
     if (const char* env = std::getenv("WEIR_COMPAT_BINARY"); env != nullptr && *env != '\0') return env;

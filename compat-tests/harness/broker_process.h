@@ -76,6 +76,9 @@ private:
 // Path of the weir binary under test (compile definition, overridable with
 // the WEIR_COMPAT_BINARY environment variable).
 std::string weir_binary();
+// One Metadata round trip through librdkafka, as a real client would do
+// first: true once it lists a broker.
+bool metadata_ok(const std::string& bootstrap, std::chrono::milliseconds timeout);
 // A port that was free a moment ago (bind 127.0.0.1:0, read, close).
 std::uint16_t pick_free_port();
 // True when a TCP connection to 127.0.0.1:port succeeds.

@@ -284,7 +284,7 @@ TEST_F(IncrementalAlterConfigsHandlerTest, AppendAndSubtractLists) {
     EXPECT_EQ(call(incremental(kTopic, "t", {{"cleanup.policy", kSubtract, "delete"}}), 1).responses[0].error_code, 0);
     EXPECT_EQ(store_->topic("t")->configs.at("cleanup.policy"), "compact");
     auto scalar = call(incremental(kTopic, "t", {{"retention.ms", kAppend, "1"}}), 1);
-    EXPECT_EQ(scalar.responses[0].error_code, to_int(ErrorCode::invalid_request));
+    EXPECT_EQ(scalar.responses[0].error_code, to_int(ErrorCode::invalid_config));
     EXPECT_EQ(scalar.responses[0].error_message, "Config value append is not allowed for config key: retention.ms");
 }
 

@@ -1,5 +1,7 @@
-// Produce to a compacted topic: records without a key are refused as Kafka's
-// LogValidator refuses them.
+// Produce refusals of Kafka's LogValidator: records without a key on a
+// compacted topic, CreateTime timestamps outside a topic's bounds.
+#include <chrono>
+
 #include "broker/handlers/test/handler_fixture.h"
 
 namespace weir::handlers::test {
@@ -17,6 +19,26 @@ wire::Bytes batch_with_keys(const std::vector<std::optional<std::string>>& keys)
         recs.push_back(std::move(r));
     }
     return records::build_batch(options, recs);
+}
+
+// Records at these CreateTimes (ms), one batch.
+wire::Bytes batch_at(const std::vector<std::int64_t>& timestamps) {
+    records::BatchBuilderOptions options;
+    options.base_timestamp = timestamps.front();
+    std::vector<records::Record> recs;
+    for (std::size_t i = 0; i < timestamps.size(); ++i) {
+        records::Record r;
+        r.offset_delta = static_cast<std::int32_t>(i);
+        r.timestamp_delta = timestamps[i] - timestamps.front();
+        r.value = wire::Bytes{'v'};
+        recs.push_back(std::move(r));
+    }
+    return records::build_batch(options, recs);
+}
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 class ProduceHandlerTest : public HandlerTest {
@@ -52,6 +74,39 @@ TEST_F(ProduceHandlerTest, KeyedRecordsAndPlainTopicsAreAccepted) {
     auto plain = call(produce_request("plain", batch_with_keys({std::nullopt})), 9);
     EXPECT_EQ(plain.responses.at(0).partition_responses.at(0).error_code, 0);
     EXPECT_EQ(log("plain", 0)->log_end_offset(), 1);
+}
+
+TEST_F(ProduceHandlerTest, CreateTimesOutsideTheTopicsBoundsAreRefused) {
+    constexpr std::int64_t kHour = 3'600'000;
+    create_topic("bounded", 1, {{"message.timestamp.before.max.ms", "3600000"}});
+    const std::int64_t now = now_ms();
+    auto r = call(produce_request("bounded", batch_at({now, now - 2 * kHour, now + 10 * kHour, now - 3 * kHour})), 9);
+    const auto& p = r.responses.at(0).partition_responses.at(0);
+    EXPECT_EQ(p.error_code, to_int(ErrorCode::invalid_timestamp));
+    ASSERT_EQ(p.record_errors.size(), 2u);  // no bound ahead: now + 10 h is accepted
+    EXPECT_EQ(p.record_errors[0].batch_index, 1);
+    EXPECT_EQ(p.record_errors[1].batch_index, 3);
+    EXPECT_TRUE(p.record_errors[0].batch_index_error_message->starts_with(
+        "Timestamp " + std::to_string(now - 2 * kHour) + " of message with offset 1 is out of range."))
+        << *p.record_errors[0].batch_index_error_message;
+    EXPECT_TRUE(p.error_message.has_value());
+    EXPECT_EQ(log("bounded", 0)->log_end_offset(), 0);
+
+    auto fine = call(produce_request("bounded", batch_at({now, now + 10 * kHour})), 9);
+    EXPECT_EQ(fine.responses.at(0).partition_responses.at(0).error_code, 0);
+}
+
+// The deprecated difference.max.ms bounds both sides while neither new key is set.
+TEST_F(ProduceHandlerTest, TimestampDifferenceBoundsBothSides) {
+    create_topic("difference", 1, {{"message.timestamp.difference.max.ms", "60000"}});
+    const std::int64_t now = now_ms();
+    for (std::int64_t ts : {now - 3'600'000, now + 3'600'000}) {
+        auto r = call(produce_request("difference", batch_at({ts})), 9);
+        EXPECT_EQ(r.responses.at(0).partition_responses.at(0).error_code, to_int(ErrorCode::invalid_timestamp));
+    }
+    // Without bounds (Kafka's default) any CreateTime goes, however old.
+    auto old = call(produce_request("plain", batch_at({1000})), 9);
+    EXPECT_EQ(old.responses.at(0).partition_responses.at(0).error_code, 0);
 }
 
 }  // namespace

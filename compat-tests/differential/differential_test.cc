@@ -1,0 +1,641 @@
+// Weir side by side with Apache Kafka 3.9 (ZooKeeper mode, one broker): the
+// same requests, built with Weir's codecs, go to both brokers in the same
+// order, and their answers are compared field by field after normalising
+// what must differ (ports, ids, broker-made times). Every difference is either
+// a row of ALLOWED.md (Kafka's answer, Weir's, why) or a failure; so is a row
+// that no longer happens.
+#include "compat-tests/differential/differential.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <initializer_list>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker/metadata/zookeeper/test/zookeeper_server.h"
+#include "harness/broker_process.h"
+#include "harness/reference_kafka.h"
+#include "messages/api_versions.h"
+#include "messages/create_partitions.h"
+#include "messages/create_topics.h"
+#include "messages/delete_records.h"
+#include "messages/delete_topics.h"
+#include "messages/describe_cluster.h"
+#include "messages/describe_configs.h"
+#include "messages/describe_groups.h"
+#include "messages/describe_producers.h"
+#include "messages/fetch.h"
+#include "messages/find_coordinator.h"
+#include "messages/heartbeat.h"
+#include "messages/incremental_alter_configs.h"
+#include "messages/init_producer_id.h"
+#include "messages/join_group.h"
+#include "messages/leave_group.h"
+#include "messages/list_groups.h"
+#include "messages/list_offsets.h"
+#include "messages/list_transactions.h"
+#include "messages/metadata.h"
+#include "messages/offset_commit.h"
+#include "messages/offset_delete.h"
+#include "messages/offset_fetch.h"
+#include "messages/offset_for_leader_epoch.h"
+#include "messages/produce.h"
+#include "protocol/records/record_batch.h"
+
+namespace weir::differential {
+namespace {
+
+// Settings both brokers run with: Kafka's defaults but for what one broker
+// needs (replication factors of the internal topics) and the group delay,
+// which only makes the group scenarios slower.
+const std::map<std::string, std::string> kSettings{
+    {"offsets.topic.replication.factor", "1"},         {"offsets.topic.num.partitions", "4"},
+    {"transaction.state.log.replication.factor", "1"}, {"transaction.state.log.min.isr", "1"},
+    {"group.initial.rebalance.delay.ms", "0"},
+};
+
+using Scenario = std::function<json::value(Peer&)>;
+
+struct Named {
+    std::string name;
+    Scenario run;
+};
+
+// Three records with keys, values and fixed timestamps, as one batch.
+wire::RecordsData three_records(std::int64_t base_timestamp) {
+    std::vector<records::Record> rs;
+    for (int i = 0; i < 3; ++i) {
+        records::Record r;
+        r.offset_delta = i;
+        r.timestamp_delta = i;
+        const std::string key = "k" + std::to_string(i);
+        const std::string value = "value-" + std::to_string(i);
+        r.key = wire::Bytes(key.begin(), key.end());
+        r.value = wire::Bytes(value.begin(), value.end());
+        rs.push_back(std::move(r));
+    }
+    return wire::RecordsData(records::build_batch({.base_timestamp = base_timestamp}, rs));
+}
+
+msg::CreateTopicsRequest::CreatableTopic topic(std::string name, std::int32_t partitions, std::int16_t rf,
+                                               std::vector<std::pair<std::string, std::string>> configs = {}) {
+    msg::CreateTopicsRequest::CreatableTopic t;
+    t.name = std::move(name);
+    t.num_partitions = partitions;
+    t.replication_factor = rf;
+    for (auto& [k, v] : configs) {
+        msg::CreateTopicsRequest::CreatableTopicConfig c;
+        c.name = k;
+        c.value = v;
+        t.configs.push_back(std::move(c));
+    }
+    return t;
+}
+
+json::value create(Peer& p, std::vector<msg::CreateTopicsRequest::CreatableTopic> topics, bool validate_only = false,
+                   std::int16_t version = 7) {
+    msg::CreateTopicsRequest r;
+    r.topics = std::move(topics);
+    r.timeout_ms = 30000;
+    r.validate_only = validate_only;
+    auto out = p.call<msg::CreateTopicsResponse>(r, version);
+    // The configs a created topic reports are compared by DescribeConfigs.
+    if (out.is_object())
+        for (auto& t : out.as_object()["Topics"].as_array()) t.as_object().erase("Configs");
+    return out;
+}
+
+json::value metadata(Peer& p, const std::vector<std::string>& names, bool auto_create, std::int16_t version = 12) {
+    msg::MetadataRequest r;
+    r.topics.emplace();
+    for (const auto& n : names) {
+        msg::MetadataRequest::MetadataRequestTopic t;
+        t.name = n;
+        r.topics->push_back(std::move(t));
+    }
+    r.allow_auto_topic_creation = auto_create;
+    return p.call<msg::MetadataResponse>(r, version);
+}
+
+json::value produce(Peer& p, const std::string& name, std::int32_t partition, wire::RecordsData data,
+                    std::int16_t acks = -1, std::int16_t version = 9) {
+    msg::ProduceRequest r;
+    r.acks = acks;
+    r.timeout_ms = 30000;
+    msg::ProduceRequest::TopicProduceData t;
+    t.name = name;
+    msg::ProduceRequest::PartitionProduceData d;
+    d.index = partition;
+    d.records = std::move(data);
+    t.partition_data.push_back(std::move(d));
+    r.topic_data.push_back(std::move(t));
+    return p.call<msg::ProduceResponse>(r, version);
+}
+
+json::value list_offsets(Peer& p, const std::string& name, std::int32_t partition, std::int64_t timestamp,
+                         std::int16_t version = 7) {
+    msg::ListOffsetsRequest r;
+    r.replica_id = -1;
+    msg::ListOffsetsRequest::ListOffsetsTopic t;
+    t.name = name;
+    msg::ListOffsetsRequest::ListOffsetsPartition part;
+    part.partition_index = partition;
+    part.timestamp = timestamp;
+    t.partitions.push_back(part);
+    r.topics.push_back(std::move(t));
+    return p.call<msg::ListOffsetsResponse>(r, version);
+}
+
+json::value fetch(Peer& p, const std::string& name, std::int32_t partition, std::int64_t offset,
+                  std::int16_t version = 12) {
+    msg::FetchRequest r;
+    r.max_wait_ms = 0;
+    r.min_bytes = 1;
+    r.max_bytes = 1 << 20;
+    r.session_id = 0;
+    r.session_epoch = -1;
+    msg::FetchRequest::FetchTopic t;
+    t.topic = name;
+    msg::FetchRequest::FetchPartition part;
+    part.partition = partition;
+    part.fetch_offset = offset;
+    part.partition_max_bytes = 1 << 20;
+    t.partitions.push_back(part);
+    r.topics.push_back(std::move(t));
+    return p.call<msg::FetchResponse>(r, version);
+}
+
+json::value join(Peer& p, const std::string& group, std::int32_t session_timeout, const std::string& member_id,
+                 std::int16_t version = 9) {
+    msg::JoinGroupRequest r;
+    r.group_id = group;
+    r.session_timeout_ms = session_timeout;
+    r.rebalance_timeout_ms = 30000;
+    r.member_id = member_id;
+    r.protocol_type = "consumer";
+    msg::JoinGroupRequest::JoinGroupRequestProtocol range;
+    range.name = "range";
+    range.metadata = wire::Bytes{0, 1, 0, 0, 0, 0, 0, 0, 0, 0};  // v1 subscription: no topics, no user data
+    r.protocols.push_back(range);
+    return p.call<msg::JoinGroupResponse>(r, version);
+}
+
+// Repeats `call` (at most 30 s) while `busy` says its answer is a broker still
+// getting ready (a leader being elected, the offsets topic being created):
+// Kafka does such work in the background, so its first answer depends on timing.
+json::value settled(const std::function<json::value()>& call, const std::function<bool(const json::value&)>& busy) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    auto out = call();
+    while (busy(out) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        out = call();
+    }
+    return out;
+}
+
+// Whether any ErrorCode in `v` is one of `codes`.
+bool has_error(const json::value& v, std::initializer_list<std::int64_t> codes) {
+    if (v.is_object()) {
+        for (const auto& e : v.as_object()) {
+            if (e.key() == "ErrorCode" && e.value().is_int64() &&
+                std::find(codes.begin(), codes.end(), e.value().as_int64()) != codes.end())
+                return true;
+            if (has_error(e.value(), codes)) return true;
+        }
+    } else if (v.is_array()) {
+        for (const auto& e : v.as_array())
+            if (has_error(e, codes)) return true;
+    }
+    return false;
+}
+
+// LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
+constexpr std::initializer_list<std::int64_t> kNotReady{5, 6, 14, 15};
+
+std::vector<Named> scenarios() {
+    std::vector<Named> s;
+    auto add = [&](std::string name, Scenario run) { s.push_back({std::move(name), std::move(run)}); };
+
+    add("ApiVersions v3", [](Peer& p) {
+        msg::ApiVersionsRequest r;
+        r.client_software_name = "weir-differential";
+        r.client_software_version = "1";
+        auto out = p.call<msg::ApiVersionsResponse>(r, 3);
+        // By API key, so that one API more or less is one difference.
+        if (out.is_object()) {
+            json::object by_key;
+            for (const auto& k : out.as_object()["ApiKeys"].as_array())
+                by_key[std::to_string(k.as_object().at("ApiKey").as_int64())] = k;
+            out.as_object()["ApiKeys"] = std::move(by_key);
+        }
+        return out;
+    });
+    add("ApiVersions at a version the broker does not know", [](Peer& p) {
+        // KIP-511: the answer is a v0 one, UNSUPPORTED_VERSION and the versions of ApiVersions.
+        // A v3 body and header, as a client sends its newest version.
+        return p.call_as<msg::ApiVersionsResponse>(msg::ApiVersionsRequest{}, 3, 99, 0);
+    });
+
+    add("Metadata of an unknown topic, no auto-creation",
+        [](Peer& p) { return metadata(p, {"no-such-topic"}, false); });
+    add("Metadata of an invalid topic name", [](Peer& p) { return metadata(p, {"bad/name"}, true); });
+
+    add("CreateTopics", [](Peer& p) { return create(p, {topic("diff-a", 3, 1)}); });
+    add("CreateTopics of an existing topic", [](Peer& p) { return create(p, {topic("diff-a", 3, 1)}); });
+    add("CreateTopics with no partitions", [](Peer& p) { return create(p, {topic("diff-b", 0, 1)}); });
+    add("CreateTopics with more replicas than brokers", [](Peer& p) { return create(p, {topic("diff-c", 1, 3)}); });
+    add("CreateTopics with an unknown config", [](Peer& p) {
+        return create(p, {topic("diff-d", 1, 1, {{"no.such.config", "1"}})});
+    });
+    add("CreateTopics with an invalid config value", [](Peer& p) {
+        return create(p, {topic("diff-e", 1, 1, {{"retention.ms", "soon"}})});
+    });
+    add("CreateTopics with an invalid name", [](Peer& p) { return create(p, {topic("bad/name", 1, 1)}); });
+    add("CreateTopics with a name too long", [](Peer& p) { return create(p, {topic(std::string(250, 'x'), 1, 1)}); });
+    add("CreateTopics validate only", [](Peer& p) {
+        json::object out;
+        out["create"] = create(p, {topic("diff-v", 2, 1)}, true);
+        out["metadata"] = metadata(p, {"diff-v"}, false);
+        return out;
+    });
+    add("CreateTopics with the broker's defaults", [](Peer& p) { return create(p, {topic("diff-f", -1, -1)}); });
+    add("Metadata of a topic", [](Peer& p) {
+        return settled([&] { return metadata(p, {"diff-a"}, false); },
+                       [](const json::value& v) {
+                           return has_error(v, kNotReady) ||
+                                  json::serialize(v).find("\"LeaderId\":-1") != std::string::npos;
+                       });
+    });
+
+    add("Produce", [](Peer& p) {
+        json::object out;
+        out["first"] = produce(p, "diff-a", 0, three_records(1'700'000'000'000));
+        out["second"] = produce(p, "diff-a", 0, three_records(1'700'000'001'000));
+        return out;
+    });
+    add("Produce to an unknown partition", [](Peer& p) { return produce(p, "diff-a", 7, three_records(0)); });
+    add("Produce to an unknown topic", [](Peer& p) { return produce(p, "no-such-topic", 0, three_records(0)); });
+    add("Produce with acks=2", [](Peer& p) { return produce(p, "diff-a", 1, three_records(0), 2); });
+    add("Produce a batch whose CRC is wrong", [](Peer& p) {
+        auto bytes = three_records(0).contents();
+        bytes.back() ^= 0x01;
+        return produce(p, "diff-a", 1, wire::RecordsData(std::move(bytes)));
+    });
+
+    add("Produce CreateTimes outside the topic's bounds", [](Peer& p) {
+        json::object out;
+        out["create"] = create(
+            p, {topic("diff-t", 1, 1,
+                      {{"message.timestamp.before.max.ms", "60000"}, {"message.timestamp.after.max.ms", "3600000"}})});
+        const auto now =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        out["hour old"] = settled([&] { return produce(p, "diff-t", 0, three_records(now - 3'600'000)); },
+                                  [](const json::value& v) { return has_error(v, kNotReady); });
+        out["two hours ahead"] = produce(p, "diff-t", 0, three_records(now + 7'200'000));
+        out["now"] = produce(p, "diff-t", 0, three_records(now));
+        return out;
+    });
+    add("Produce without keys to a compacted topic", [](Peer& p) {
+        json::object out;
+        out["create"] = create(p, {topic("diff-compacted", 1, 1, {{"cleanup.policy", "compact"}})});
+        std::vector<records::Record> rs(2);
+        rs[1].offset_delta = 1;
+        rs[1].key = wire::Bytes{'k'};
+        out["produce"] =
+            settled([&] { return produce(p, "diff-compacted", 0, wire::RecordsData(records::build_batch({}, rs))); },
+                    [](const json::value& v) { return has_error(v, kNotReady); });
+        return out;
+    });
+    add("Produce a batch larger than max.message.bytes", [](Peer& p) {
+        json::object out;
+        out["create"] = create(p, {topic("diff-small", 1, 1, {{"max.message.bytes", "100"}})});
+        out["produce"] = settled([&] { return produce(p, "diff-small", 0, three_records(0)); },
+                                 [](const json::value& v) { return has_error(v, kNotReady); });
+        return out;
+    });
+
+    add("ListOffsets latest, earliest, max timestamp", [](Peer& p) {
+        json::object out;
+        out["latest"] = list_offsets(p, "diff-a", 0, -1);
+        out["earliest"] = list_offsets(p, "diff-a", 0, -2);
+        out["max timestamp"] = list_offsets(p, "diff-a", 0, -3);
+        out["by time"] = list_offsets(p, "diff-a", 0, 1'700'000'000'500);
+        out["unknown partition"] = list_offsets(p, "diff-a", 9, -1);
+        return out;
+    });
+
+    add("Fetch", [](Peer& p) { return fetch(p, "diff-a", 0, 0); });
+    add("Fetch from the middle of a batch", [](Peer& p) { return fetch(p, "diff-a", 0, 4); });
+    add("Fetch past the end", [](Peer& p) { return fetch(p, "diff-a", 0, 100); });
+    add("Fetch of an unknown topic", [](Peer& p) { return fetch(p, "no-such-topic", 0, 0); });
+
+    add("FindCoordinator of a group", [](Peer& p) {
+        msg::FindCoordinatorRequest r;
+        r.key_type = 0;
+        r.coordinator_keys = {"diff-group"};
+        // The first one makes Kafka create __consumer_offsets (COORDINATOR_NOT_AVAILABLE meanwhile).
+        return p.call<msg::FindCoordinatorResponse>(r, 4);
+    });
+    add("JoinGroup with a session timeout too short", [](Peer& p) { return join(p, "diff-group", 10, ""); });
+    add("JoinGroup without a member id", [](Peer& p) { return join(p, "diff-group", 10000, ""); });
+    add("JoinGroup with an unknown member id", [](Peer& p) { return join(p, "diff-group", 10000, "nobody"); });
+    add("Heartbeat of an unknown group", [](Peer& p) {
+        msg::HeartbeatRequest r;
+        r.group_id = "no-such-group";
+        r.generation_id = 1;
+        r.member_id = "nobody";
+        return p.call<msg::HeartbeatResponse>(r, 4);
+    });
+
+    add("OffsetCommit and OffsetFetch without a group generation", [](Peer& p) {
+        json::object out;
+        msg::OffsetCommitRequest c;
+        c.group_id = "diff-simple";
+        c.generation_id_or_member_epoch = -1;
+        msg::OffsetCommitRequest::OffsetCommitRequestTopic t;
+        t.name = "diff-a";
+        msg::OffsetCommitRequest::OffsetCommitRequestPartition part;
+        part.partition_index = 0;
+        part.committed_offset = 2;
+        part.committed_metadata = "m";
+        t.partitions.push_back(part);
+        part.partition_index = 9;
+        t.partitions.push_back(part);
+        c.topics.push_back(t);
+        out["commit"] = p.call<msg::OffsetCommitResponse>(c, 8);
+        msg::OffsetFetchRequest f;
+        msg::OffsetFetchRequest::OffsetFetchRequestGroup g;
+        g.group_id = "diff-simple";
+        msg::OffsetFetchRequest::OffsetFetchRequestTopics ft;
+        ft.name = "diff-a";
+        ft.partition_indexes = {0, 1};
+        g.topics.emplace().push_back(ft);
+        f.groups.push_back(g);
+        out["fetch"] = p.call<msg::OffsetFetchResponse>(f, 8);
+        return out;
+    });
+    add("DescribeGroups of an unknown group", [](Peer& p) {
+        msg::DescribeGroupsRequest r;
+        r.groups = {"no-such-group"};
+        return p.call<msg::DescribeGroupsResponse>(r, 5);
+    });
+    add("ListGroups", [](Peer& p) {
+        auto out = p.call<msg::ListGroupsResponse>(msg::ListGroupsRequest{}, 4);
+        if (out.is_object()) {
+            auto& groups = out.as_object()["Groups"].as_array();
+            std::sort(groups.begin(), groups.end(), [](const json::value& a, const json::value& b) {
+                return json::serialize(a) < json::serialize(b);
+            });
+        }
+        return out;
+    });
+
+    add("DescribeConfigs of a topic", [](Peer& p) {
+        msg::DescribeConfigsRequest r;
+        msg::DescribeConfigsRequest::DescribeConfigsResource res;
+        res.resource_type = 2;
+        res.resource_name = "diff-a";
+        res.configuration_keys = std::vector<std::string>{"cleanup.policy", "retention.ms", "max.message.bytes",
+                                                          "segment.bytes", "min.insync.replicas"};
+        r.resources.push_back(res);
+        return p.call<msg::DescribeConfigsResponse>(r, 4);
+    });
+    add("DescribeConfigs of the timestamp bounds", [](Peer& p) {
+        msg::DescribeConfigsRequest r;
+        msg::DescribeConfigsRequest::DescribeConfigsResource res;
+        res.resource_type = 2;
+        res.resource_name = "diff-t";
+        res.configuration_keys =
+            std::vector<std::string>{"message.timestamp.before.max.ms", "message.timestamp.after.max.ms",
+                                     "message.timestamp.difference.max.ms", "message.timestamp.type"};
+        r.resources.push_back(res);
+        return p.call<msg::DescribeConfigsResponse>(r, 4);
+    });
+    add("DescribeConfigs of an unknown topic", [](Peer& p) {
+        msg::DescribeConfigsRequest r;
+        msg::DescribeConfigsRequest::DescribeConfigsResource res;
+        res.resource_type = 2;
+        res.resource_name = "no-such-topic";
+        res.configuration_keys = std::vector<std::string>{"retention.ms"};
+        r.resources.push_back(res);
+        return p.call<msg::DescribeConfigsResponse>(r, 4);
+    });
+
+    add("InitProducerId without a transactional id", [](Peer& p) {
+        msg::InitProducerIdRequest r;
+        r.transactional_id = std::nullopt;
+        r.transaction_timeout_ms = 60000;
+        return p.call<msg::InitProducerIdResponse>(r, 4);
+    });
+
+    add("Metadata, Produce, Fetch and ListOffsets at old versions", [](Peer& p) {
+        json::object out;
+        out["metadata v1"] = metadata(p, {"diff-a"}, false, 1);
+        out["metadata v4"] = metadata(p, {"diff-a"}, false, 4);
+        out["produce v3"] = produce(p, "diff-a", 2, three_records(1'700'000'002'000), 1, 3);
+        out["produce v7"] = produce(p, "diff-a", 2, three_records(1'700'000'003'000), 1, 7);
+        out["fetch v4"] = fetch(p, "diff-a", 2, 0, 4);
+        out["fetch v11"] = fetch(p, "diff-a", 2, 1, 11);
+        out["list offsets v1"] = list_offsets(p, "diff-a", 2, -1, 1);
+        out["list offsets v4"] = list_offsets(p, "diff-a", 2, -2, 4);
+        return out;
+    });
+    add("OffsetForLeaderEpoch", [](Peer& p) {
+        msg::OffsetForLeaderEpochRequest r;
+        r.replica_id = -1;
+        msg::OffsetForLeaderEpochRequest::OffsetForLeaderTopic t;
+        t.topic = "diff-a";
+        msg::OffsetForLeaderEpochRequest::OffsetForLeaderPartition part;
+        part.partition = 0;
+        part.current_leader_epoch = 0;
+        part.leader_epoch = 0;
+        t.partitions.push_back(part);
+        part.partition = 1;
+        part.current_leader_epoch = 5;  // newer than the leader's
+        t.partitions.push_back(part);
+        part.partition = 9;
+        t.partitions.push_back(part);
+        r.topics.push_back(t);
+        return p.call<msg::OffsetForLeaderEpochResponse>(r, 4);
+    });
+    add("CreatePartitions", [](Peer& p) {
+        json::object out;
+        auto request = [](std::string name, std::int32_t count) {
+            msg::CreatePartitionsRequest r;
+            r.timeout_ms = 30000;
+            msg::CreatePartitionsRequest::CreatePartitionsTopic t;
+            t.name = std::move(name);
+            t.count = count;
+            t.assignments = std::nullopt;
+            r.topics.push_back(t);
+            return r;
+        };
+        out["grow"] = p.call<msg::CreatePartitionsResponse>(request("diff-f", 3), 3);
+        out["shrink"] = p.call<msg::CreatePartitionsResponse>(request("diff-a", 2), 3);
+        out["same"] = p.call<msg::CreatePartitionsResponse>(request("diff-a", 3), 3);
+        out["unknown topic"] = p.call<msg::CreatePartitionsResponse>(request("no-such-topic", 3), 3);
+        return out;
+    });
+    add("DeleteRecords", [](Peer& p) {
+        json::object out;
+        auto request = [](std::int32_t partition, std::int64_t offset) {
+            msg::DeleteRecordsRequest r;
+            r.timeout_ms = 30000;
+            msg::DeleteRecordsRequest::DeleteRecordsTopic t;
+            t.name = "diff-a";
+            msg::DeleteRecordsRequest::DeleteRecordsPartition part;
+            part.partition_index = partition;
+            part.offset = offset;
+            t.partitions.push_back(part);
+            r.topics.push_back(t);
+            return r;
+        };
+        out["to 2"] = p.call<msg::DeleteRecordsResponse>(request(0, 2), 2);
+        out["past the end"] = p.call<msg::DeleteRecordsResponse>(request(0, 100), 2);
+        out["to the high watermark"] = p.call<msg::DeleteRecordsResponse>(request(0, -1), 2);
+        out["unknown partition"] = p.call<msg::DeleteRecordsResponse>(request(9, 1), 2);
+        out["earliest after"] = list_offsets(p, "diff-a", 0, -2);
+        out["fetch below the start"] = fetch(p, "diff-a", 0, 0);
+        return out;
+    });
+    add("IncrementalAlterConfigs of a topic", [](Peer& p) {
+        json::object out;
+        auto request = [](std::string key, std::int8_t op, std::optional<std::string> value) {
+            msg::IncrementalAlterConfigsRequest r;
+            msg::IncrementalAlterConfigsRequest::AlterConfigsResource res;
+            res.resource_type = 2;
+            res.resource_name = "diff-f";
+            msg::IncrementalAlterConfigsRequest::AlterableConfig c;
+            c.name = std::move(key);
+            c.config_operation = op;
+            c.value = std::move(value);
+            res.configs.push_back(c);
+            r.resources.push_back(res);
+            return r;
+        };
+        out["set"] = p.call<msg::IncrementalAlterConfigsResponse>(request("retention.ms", 0, "3600000"), 1);
+        out["unknown key"] = p.call<msg::IncrementalAlterConfigsResponse>(request("no.such.config", 0, "1"), 1);
+        out["bad value"] = p.call<msg::IncrementalAlterConfigsResponse>(request("retention.ms", 0, "soon"), 1);
+        out["append to a list"] =
+            p.call<msg::IncrementalAlterConfigsResponse>(request("cleanup.policy", 2, "compact"), 1);
+        out["append to a number"] = p.call<msg::IncrementalAlterConfigsResponse>(request("retention.ms", 2, "1"), 1);
+        out["delete"] = p.call<msg::IncrementalAlterConfigsResponse>(request("retention.ms", 1, std::nullopt), 1);
+        msg::DescribeConfigsRequest d;
+        msg::DescribeConfigsRequest::DescribeConfigsResource res;
+        res.resource_type = 2;
+        res.resource_name = "diff-f";
+        res.configuration_keys = std::vector<std::string>{"retention.ms", "cleanup.policy"};
+        d.resources.push_back(res);
+        out["after"] = p.call<msg::DescribeConfigsResponse>(d, 4);
+        return out;
+    });
+    add("DescribeCluster", [](Peer& p) {
+        msg::DescribeClusterRequest r;
+        return p.call<msg::DescribeClusterResponse>(r, 1);
+    });
+    add("DescribeProducers and ListTransactions", [](Peer& p) {
+        json::object out;
+        msg::DescribeProducersRequest d;
+        msg::DescribeProducersRequest::TopicRequest t;
+        t.name = "diff-a";
+        t.partition_indexes = {0, 9};
+        d.topics.push_back(t);
+        out["producers"] = p.call<msg::DescribeProducersResponse>(d, 0);
+        out["transactions"] = p.call<msg::ListTransactionsResponse>(msg::ListTransactionsRequest{}, 0);
+        return out;
+    });
+    add("LeaveGroup and OffsetDelete", [](Peer& p) {
+        json::object out;
+        msg::LeaveGroupRequest l;
+        l.group_id = "diff-simple";
+        msg::LeaveGroupRequest::MemberIdentity m;
+        m.member_id = "nobody";
+        l.members.push_back(m);
+        out["leave"] = p.call<msg::LeaveGroupResponse>(l, 4);
+        msg::OffsetDeleteRequest o;
+        o.group_id = "diff-simple";
+        msg::OffsetDeleteRequest::OffsetDeleteRequestTopic t;
+        t.name = "diff-a";
+        msg::OffsetDeleteRequest::OffsetDeleteRequestPartition part;
+        part.partition_index = 0;
+        t.partitions.push_back(part);
+        o.topics.push_back(t);
+        out["delete"] = p.call<msg::OffsetDeleteResponse>(o, 0);
+        o.group_id = "no-such-group";
+        out["unknown group"] = p.call<msg::OffsetDeleteResponse>(o, 0);
+        return out;
+    });
+
+    add("DeleteTopics of an unknown topic", [](Peer& p) {
+        msg::DeleteTopicsRequest r;
+        r.topic_names = {"no-such-topic"};
+        r.timeout_ms = 30000;
+        return p.call<msg::DeleteTopicsResponse>(r, 5);
+    });
+    add("Metadata at a version the broker does not know", [](Peer& p) {
+        msg::MetadataRequest r;
+        r.topics = std::vector<msg::MetadataRequest::MetadataRequestTopic>{};
+        return p.call_as<msg::MetadataResponse>(r, 12, 99, 12);
+    });
+    return s;
+}
+
+TEST(Differential, EveryAnswerIsKafkasOrAnAllowedDifference) {
+    testing::ZooKeeperServer zookeeper;
+    compat::ReferenceKafka kafka({.zookeeper_connect = zookeeper.fresh_chroot_connect(), .properties = kSettings});
+    compat::BrokerOptions options;
+    options.overrides = kSettings;
+    compat::BrokerProcess weir(options);
+    weir.start();
+
+    auto allowed = read_allowed(std::filesystem::path(WEIR_COMPAT_SOURCE_DIR) / "differential" / "ALLOWED.md");
+    Peer kafka_peer(kafka.port());
+    Peer weir_peer(weir.port());
+    std::vector<std::string> unexplained;
+    std::size_t compared = 0;
+    std::size_t allowed_seen = 0;
+    const auto busy = [](const json::value& v) { return has_error(v, kNotReady); };
+    for (const auto& scenario : scenarios()) {
+        auto k = settled([&] { return scenario.run(kafka_peer); }, busy);
+        auto w = settled([&] { return scenario.run(weir_peer); }, busy);
+        if (std::getenv("WEIR_DIFFERENTIAL_DUMP") != nullptr)
+            std::cout << "== " << scenario.name << "\nKafka: " << json::serialize(k)
+                      << "\nWeir:  " << json::serialize(w) << "\n";
+        normalize(k);
+        normalize(w);
+        ++compared;
+        for (const auto& d : differences(k, w)) {
+            auto it = std::find_if(allowed.begin(), allowed.end(), [&](const Allowed& a) {
+                return a.scenario == scenario.name && a.difference.path == d.path && a.difference.kafka == d.kafka &&
+                       a.difference.weir == d.weir;
+            });
+            if (it != allowed.end()) {
+                it->seen = true;
+                ++allowed_seen;
+                continue;
+            }
+            unexplained.push_back(allowed_row(scenario.name, d));
+        }
+    }
+    std::cout << "[differential] " << compared << " scenarios; " << allowed_seen << " allowed differences; "
+              << unexplained.size() << " new\n";
+    std::string report;
+    for (const auto& row : unexplained) report += row + "\n";
+    EXPECT_TRUE(unexplained.empty()) << "Differences from Kafka that ALLOWED.md does not list:\n" << report;
+    std::string stale;
+    for (const auto& a : allowed)
+        if (!a.seen) stale += allowed_row(a.scenario, a.difference) + "\n";
+    EXPECT_TRUE(stale.empty()) << "ALLOWED.md rows that no longer happen (remove them):\n" << stale;
+}
+
+}  // namespace
+}  // namespace weir::differential
