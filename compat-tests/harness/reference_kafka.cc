@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <deque>
 #include <fstream>
+#include <random>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -21,34 +23,101 @@ namespace weir::compat {
 namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
+
+// A cluster id for StorageTool: 16 random bytes in Kafka's Uuid text (URL-safe
+// base64, no padding). The first byte's top bit is cleared so that the text
+// never starts with '-', which the tool would read as an option.
+std::string random_cluster_id() {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::random_device rd;
+    std::array<std::uint8_t, 16> bytes{};
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rd());
+    bytes[0] &= 0x7f;
+    std::string out;
+    std::uint32_t bits = 0;
+    int count = 0;
+    for (const std::uint8_t b : bytes) {
+        bits = (bits << 8) | b;
+        count += 8;
+        while (count >= 6) {
+            count -= 6;
+            out += kAlphabet[(bits >> count) & 0x3f];
+        }
+    }
+    if (count > 0) out += kAlphabet[(bits << (6 - count)) & 0x3f];
+    return out;
+}
 }  // namespace
 
-std::string reference_kafka_libs() {
+std::string reference_kafka_libs(const std::string& version) {
     const std::string installer = std::string(WEIR_COMPAT_SOURCE_DIR) + "/../tools/reference-kafka/install";
     // The first install downloads Kafka and its dependencies; later ones read the cache.
-    const ProcessResult r = run_process({installer}, 15min);
+    const ProcessResult r = run_process({installer, version}, 15min);
     if (r.exit_code != 0 || r.timed_out)
-        throw std::runtime_error("tools/reference-kafka/install failed: " + r.describe());
+        throw std::runtime_error("tools/reference-kafka/install " + version + " failed: " + r.describe());
     std::string dir = r.out;
     while (!dir.empty() && (dir.back() == '\n' || dir.back() == '\r')) dir.pop_back();
     return dir;
 }
 
 ReferenceKafka::ReferenceKafka(ReferenceKafkaOptions options) : dir_("weir-reference-kafka") {
-    const std::string libs = reference_kafka_libs();
+    const std::string libs = reference_kafka_libs(options.version);
+    const bool kraft = options.zookeeper_connect.empty();
     port_ = pick_free_port();
+    std::uint16_t controller_port = 0;
+    if (kraft) {
+        do {
+            controller_port = pick_free_port();
+        } while (controller_port == port_);
+    }
+    const std::string properties = (dir_.path() / "server.properties").string();
     {
+        // Kafka 3.x logs through log4j 1, 4.x through log4j2: each reads its own file.
         std::ofstream log4j(dir_.path() / "log4j.properties");
         log4j << "log4j.rootLogger=WARN, stdout\n"
               << "log4j.appender.stdout=org.apache.log4j.ConsoleAppender\n"
               << "log4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n"
               << "log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n\n";
-        std::ofstream props(dir_.path() / "server.properties");
-        props << "broker.id=0\n"
-              << "listeners=PLAINTEXT://127.0.0.1:" << port_ << "\n"
-              << "log.dirs=" << (dir_.path() / "data").string() << "\n"
-              << "zookeeper.connect=" << options.zookeeper_connect << "\n";
+        std::ofstream log4j2(dir_.path() / "log4j2.properties");
+        log4j2 << "appender.stdout.type=Console\n"
+               << "appender.stdout.name=STDOUT\n"
+               << "appender.stdout.layout.type=PatternLayout\n"
+               << "appender.stdout.layout.pattern=[%d] %p %m (%c)%n\n"
+               << "rootLogger.level=WARN\n"
+               << "rootLogger.appenderRef.stdout.ref=STDOUT\n";
+        std::ofstream props(properties);
+        props << "log.dirs=" << (dir_.path() / "data").string() << "\n";
+        if (kraft) {
+            const std::string controller = "127.0.0.1:" + std::to_string(controller_port);
+            // Node 0, as the ZooKeeper-mode broker and Weir's: ids are compared, not normalised.
+            props << "process.roles=broker,controller\n"
+                  << "node.id=0\n"
+                  << "controller.quorum.bootstrap.servers=" << controller << "\n"
+                  << "listeners=PLAINTEXT://127.0.0.1:" << port_ << ",CONTROLLER://" << controller << "\n"
+                  << "advertised.listeners=PLAINTEXT://127.0.0.1:" << port_ << "\n"
+                  << "controller.listener.names=CONTROLLER\n"
+                  << "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT\n"
+                  // The share coordinator's topic asks for three replicas by default.
+                  << "share.coordinator.state.topic.replication.factor=1\n"
+                  << "share.coordinator.state.topic.min.isr=1\n";
+        } else {
+            props << "broker.id=0\n"
+                  << "listeners=PLAINTEXT://127.0.0.1:" << port_ << "\n"
+                  << "zookeeper.connect=" << options.zookeeper_connect << "\n";
+        }
         for (const auto& [k, v] : options.properties) props << k << "=" << v << "\n";
+    }
+    const std::string log4j_options[] = {
+        "-Dlog4j.configuration=file:" + (dir_.path() / "log4j.properties").string(),
+        "-Dlog4j2.configurationFile=" + (dir_.path() / "log4j2.properties").string(),
+    };
+    if (kraft) {
+        // A KRaft node starts only on log dirs formatted with its cluster id.
+        const ProcessResult r =
+            run_process({"java", log4j_options[0], log4j_options[1], "-cp", libs + "/*", "kafka.tools.StorageTool",
+                         "format", "-t", random_cluster_id(), "-c", properties, "--standalone"},
+                        2min);
+        if (r.exit_code != 0 || r.timed_out) throw std::runtime_error("kafka-storage format failed: " + r.describe());
     }
     const std::string log = (dir_.path() / "kafka.log").string();
     const int log_fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -60,11 +129,12 @@ ReferenceKafka::ReferenceKafka(ReferenceKafkaOptions options) : dir_("weir-refer
                                         "-XX:+UseG1GC",
                                         "-XX:MaxGCPauseMillis=20",
                                         "-Djava.awt.headless=true",
-                                        "-Dlog4j.configuration=file:" + (dir_.path() / "log4j.properties").string(),
+                                        log4j_options[0],
+                                        log4j_options[1],
                                         "-cp",
                                         libs + "/*",
                                         "kafka.Kafka",
-                                        (dir_.path() / "server.properties").string()};
+                                        properties};
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {

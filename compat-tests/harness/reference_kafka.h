@@ -1,8 +1,9 @@
 #pragma once
 // Apache Kafka's own broker as a child process, for tests that compare Weir's
-// answers with Kafka's (compat-tests/differential). Kafka 3.9 in ZooKeeper
-// mode, installed from Maven Central by tools/reference-kafka/install (cached),
-// on a free 127.0.0.1 port with its data in a temp dir; killed with the test.
+// answers with Kafka's (compat-tests/differential): one broker of the given
+// version, installed from Maven Central by tools/reference-kafka/install
+// (cached), on a free 127.0.0.1 port with its data in a temp dir; killed with
+// the test.
 #include <sys/types.h>
 
 #include <chrono>
@@ -15,7 +16,10 @@
 namespace weir::compat {
 
 struct ReferenceKafkaOptions {
-    std::string zookeeper_connect;                  // host:port/chroot
+    std::string version = "3.9.2";
+    // host:port/chroot: ZooKeeper mode (Kafka 3.x). Empty: KRaft, one node that
+    // is its own controller (the only mode of Kafka 4.x).
+    std::string zookeeper_connect;
     std::map<std::string, std::string> properties;  // server.properties lines beyond the harness's own
     std::chrono::milliseconds ready_timeout{120'000};
 };
@@ -41,9 +45,9 @@ private:
     pid_t pid_ = -1;
 };
 
-// The directory of the reference Kafka's jars: tools/reference-kafka/install's
+// The directory of the jars of Kafka `version`: tools/reference-kafka/install's
 // answer (it downloads once, then answers from the cache). Throws with the
 // installer's output when it fails.
-std::string reference_kafka_libs();
+std::string reference_kafka_libs(const std::string& version = "3.9.2");
 
 }  // namespace weir::compat
