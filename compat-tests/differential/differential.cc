@@ -9,8 +9,10 @@ namespace weir::differential {
 
 namespace {
 
+// FinalizedFeaturesEpoch is the offset of KRaft's metadata log when the
+// features were read: it moves with every metadata change before it.
 const std::set<std::string, std::less<>> kPlaceholders{
-    "Host", "Port", "ClusterId", "TopicId", "MemberId", "Leader", "SessionId", "ProducerId",
+    "Host", "Port", "ClusterId", "TopicId", "MemberId", "Leader", "SessionId", "ProducerId", "FinalizedFeaturesEpoch",
 };
 
 void normalize_field(std::string_view name, json::value& v) {
@@ -113,7 +115,7 @@ std::vector<Allowed> read_allowed(const std::filesystem::path& file) {
     if (!in) throw std::runtime_error("cannot read " + file.string());
     std::vector<Allowed> out;
     for (std::string line; std::getline(in, line);) {
-        if (!line.starts_with("| ") || line.starts_with("| scenario") || line.starts_with("| ---")) continue;
+        if (!line.starts_with("| ") || line.starts_with("| reference") || line.starts_with("| ---")) continue;
         std::vector<std::string> cells;
         std::size_t pos = 1;
         // Cells are split on " | "; a value never contains one.
@@ -123,14 +125,16 @@ std::vector<Allowed> read_allowed(const std::filesystem::path& file) {
             cells.push_back(trim(std::string_view(line).substr(pos, next - pos)));
             pos = next + 2;
         }
-        if (cells.size() != 5) throw std::runtime_error("ALLOWED.md: a row needs 5 cells: " + line);
-        out.push_back({cells[0], {unquote(cells[1]), unquote(cells[2]), unquote(cells[3])}, cells[4]});
+        if (cells.size() != 6) throw std::runtime_error("ALLOWED.md: a row needs 6 cells: " + line);
+        if (cells[0] != "3.9" && cells[0] != "4.4" && cells[0] != "all")
+            throw std::runtime_error("ALLOWED.md: the reference is 3.9, 4.4 or all: " + line);
+        out.push_back({cells[0], cells[1], {unquote(cells[2]), unquote(cells[3]), unquote(cells[4])}, cells[5]});
     }
     return out;
 }
 
-std::string allowed_row(const std::string& scenario, const Difference& d) {
-    return "| " + scenario + " | `" + d.path + "` | `" + d.kafka + "` | `" + d.weir + "` | (why) |";
+std::string allowed_row(const std::string& reference, const std::string& scenario, const Difference& d) {
+    return "| " + reference + " | " + scenario + " | `" + d.path + "` | `" + d.kafka + "` | `" + d.weir + "` | (why) |";
 }
 
 }  // namespace weir::differential

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compat-tests/differential/wire_json.h"
@@ -68,8 +69,9 @@ private:
 
 // Replaces, in place, what two brokers answer differently by nature: ports
 // and hosts, cluster, topic, member, producer and session ids, broker-made
-// times, throttle times, the text (not the presence) of error messages, and
-// the order of lists whose order means nothing (partitions, configs).
+// times and feature epochs, throttle times, the text (not the presence) of
+// error messages, and the order of lists whose order means nothing
+// (partitions, configs).
 void normalize(json::value& v);
 
 struct Difference {
@@ -80,15 +82,19 @@ struct Difference {
 std::vector<Difference> differences(const json::value& kafka, const json::value& weir);
 
 struct Allowed {
+    std::string reference;  // the Kafka it applies to: "3.9", "4.4" or "all"
     std::string scenario;
     Difference difference;
     std::string why;
     bool seen = false;
+
+    // Whether the row applies to a run against Kafka `reference` ("3.9", "4.4").
+    [[nodiscard]] bool applies_to(std::string_view run) const { return reference == "all" || reference == run; }
 };
-// The rows of ALLOWED.md's table: | scenario | path | Kafka | Weir | why |,
-// the JSON values in backquotes.
+// The rows of ALLOWED.md's table: | reference | scenario | path | Kafka | Weir |
+// why |, the JSON values in backquotes.
 std::vector<Allowed> read_allowed(const std::filesystem::path& file);
 // A row to paste into ALLOWED.md for a difference not allowed yet.
-std::string allowed_row(const std::string& scenario, const Difference& d);
+std::string allowed_row(const std::string& reference, const std::string& scenario, const Difference& d);
 
 }  // namespace weir::differential

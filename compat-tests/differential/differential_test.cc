@@ -1,9 +1,11 @@
-// Weir side by side with Apache Kafka 3.9 (ZooKeeper mode, one broker): the
-// same requests, built with Weir's codecs, go to both brokers in the same
-// order, and their answers are compared field by field after normalising
-// what must differ (ports, ids, broker-made times). Every difference is either
-// a row of ALLOWED.md (Kafka's answer, Weir's, why) or a failure; so is a row
-// that no longer happens.
+// Weir side by side with Apache Kafka (one broker): 3.9.2 in ZooKeeper mode,
+// or the version WEIR_DIFFERENTIAL_REFERENCE names (4.4.0: KRaft, the only
+// mode of 4.x). The same requests, built with Weir's codecs, go to both
+// brokers in the same order, and their answers are compared field by field
+// after normalising what must differ (ports, ids, broker-made times). Every
+// difference is either a row of ALLOWED.md that applies to this reference
+// (Kafka's answer, Weir's, why) or a failure; so is such a row that no longer
+// happens.
 #include "compat-tests/differential/differential.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -589,9 +592,31 @@ std::vector<Named> scenarios() {
     return s;
 }
 
+// The reference Kafka: its version, and its major.minor, which ALLOWED.md's
+// rows name.
+struct Reference {
+    std::string version;
+    std::string release;
+};
+
+Reference reference() {
+    const char* env = std::getenv("WEIR_DIFFERENTIAL_REFERENCE");
+    Reference r{env != nullptr && *env != '\0' ? env : "3.9.2", ""};
+    r.release = r.version.substr(0, r.version.find('.', r.version.find('.') + 1));
+    return r;
+}
+
 TEST(Differential, EveryAnswerIsKafkasOrAnAllowedDifference) {
-    testing::ZooKeeperServer zookeeper;
-    compat::ReferenceKafka kafka({.zookeeper_connect = zookeeper.fresh_chroot_connect(), .properties = kSettings});
+    const Reference ref = reference();
+    // 3.x runs over ZooKeeper, as Weir's clusters do; 4.x knows only KRaft.
+    const bool zookeeper_mode = ref.version.starts_with("3.");
+    std::optional<testing::ZooKeeperServer> zookeeper;
+    if (zookeeper_mode) zookeeper.emplace();
+    compat::ReferenceKafka kafka({.version = ref.version,
+                                  .zookeeper_connect = zookeeper ? zookeeper->fresh_chroot_connect() : "",
+                                  .properties = kSettings});
+    std::cout << "[differential] reference: Apache Kafka " << ref.version << " ("
+              << (zookeeper_mode ? "ZooKeeper" : "KRaft") << " mode)\n";
     compat::BrokerOptions options;
     options.overrides = kSettings;
     compat::BrokerProcess weir(options);
@@ -615,25 +640,25 @@ TEST(Differential, EveryAnswerIsKafkasOrAnAllowedDifference) {
         ++compared;
         for (const auto& d : differences(k, w)) {
             auto it = std::find_if(allowed.begin(), allowed.end(), [&](const Allowed& a) {
-                return a.scenario == scenario.name && a.difference.path == d.path && a.difference.kafka == d.kafka &&
-                       a.difference.weir == d.weir;
+                return a.applies_to(ref.release) && a.scenario == scenario.name && a.difference.path == d.path &&
+                       a.difference.kafka == d.kafka && a.difference.weir == d.weir;
             });
             if (it != allowed.end()) {
                 it->seen = true;
                 ++allowed_seen;
                 continue;
             }
-            unexplained.push_back(allowed_row(scenario.name, d));
+            unexplained.push_back(allowed_row(ref.release, scenario.name, d));
         }
     }
-    std::cout << "[differential] " << compared << " scenarios; " << allowed_seen << " allowed differences; "
-              << unexplained.size() << " new\n";
+    std::cout << "[differential] Kafka " << ref.version << ": " << compared << " scenarios; " << allowed_seen
+              << " allowed differences; " << unexplained.size() << " new\n";
     std::string report;
     for (const auto& row : unexplained) report += row + "\n";
     EXPECT_TRUE(unexplained.empty()) << "Differences from Kafka that ALLOWED.md does not list:\n" << report;
     std::string stale;
     for (const auto& a : allowed)
-        if (!a.seen) stale += allowed_row(a.scenario, a.difference) + "\n";
+        if (a.applies_to(ref.release) && !a.seen) stale += allowed_row(a.reference, a.scenario, a.difference) + "\n";
     EXPECT_TRUE(stale.empty()) << "ALLOWED.md rows that no longer happen (remove them):\n" << stale;
 }
 
