@@ -436,7 +436,33 @@ ErrorCode Partition::after_replication(ErrorCode error) const {
     return error == ErrorCode::none && isr_below_min() ? ErrorCode::not_enough_replicas_after_append : error;
 }
 
+namespace {
+// Kafka's ReplicaManager answers a failed append with the partition's log
+// start offset, except for the errors it knows without the log's state: an
+// unknown or moved partition, a batch too large or corrupt, a failed disk.
+bool failure_reports_log_start(ErrorCode error) {
+    switch (error) {
+        case ErrorCode::unknown_topic_or_partition:
+        case ErrorCode::not_leader_or_follower:
+        case ErrorCode::message_too_large:
+        case ErrorCode::record_list_too_large:
+        case ErrorCode::corrupt_message:
+        case ErrorCode::kafka_storage_error:
+            return false;
+        default:
+            return true;
+    }
+}
+}  // namespace
+
 ProduceResult Partition::append_records_as_leader(wire::ByteSpan records, const ProduceLimits& limits) {
+    ProduceResult result = append_as_leader(records, limits);
+    if (result.error != ErrorCode::none && failure_reports_log_start(result.error))
+        result.log_start_offset = log_->log_start_offset();
+    return result;
+}
+
+ProduceResult Partition::append_as_leader(wire::ByteSpan records, const ProduceLimits& limits) {
     ProduceResult result;
     if (limits.acks_all && is_leader_ && isr_below_min()) {
         result.error = ErrorCode::not_enough_replicas;
@@ -449,8 +475,6 @@ ProduceResult Partition::append_records_as_leader(wire::ByteSpan records, const 
     if (validated.error != ErrorCode::none) {
         result.error = validated.error;
         result.error_message = std::move(validated.error_message);
-        // Weir has always reported the log start with record errors.
-        if (!validated.record_errors.empty()) result.log_start_offset = log_->log_start_offset();
         result.record_errors = std::move(validated.record_errors);
         return result;
     }

@@ -324,6 +324,8 @@ public:
     void write_producer_snapshot();
 
 private:
+    // append_records_as_leader before the log start offset of a failure is set.
+    ProduceResult append_as_leader(wire::ByteSpan records, const ProduceLimits& limits);
     [[nodiscard]] std::int64_t fetchable_end(FetchIsolation isolation) const;
     // Kafka's min.insync.replicas check, for every acks=all path.
     [[nodiscard]] bool isr_below_min() const;

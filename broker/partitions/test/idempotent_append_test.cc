@@ -190,5 +190,23 @@ TEST_F(IdempotentAppendTest, IdleProducersExpire) {
     EXPECT_EQ(append(*p, 9, 1).error, ErrorCode::none);
 }
 
+// As Kafka's ReplicaManager: a refused sequence or epoch is answered with the
+// log start offset; a corrupt batch (known before the log is read) with -1.
+TEST_F(IdempotentAppendTest, ARefusedProduceReportsTheLogStartOffsetUnlessTheBatchIsBad) {
+    auto p = lead();
+    ProduceLimits limits;
+    limits.produce_version = 9;
+    ASSERT_EQ(p->append_records_as_leader(idempotent_batch(0, 3), limits).error, ErrorCode::none);
+    ASSERT_EQ(p->delete_records_before(2).error, ErrorCode::none);
+    const auto gap = p->append_records_as_leader(idempotent_batch(7, 1), limits);
+    EXPECT_EQ(gap.error, ErrorCode::out_of_order_sequence_number);
+    EXPECT_EQ(gap.log_start_offset, 2);
+    auto corrupt = idempotent_batch(3, 1);
+    corrupt.back() ^= 1;
+    const auto bad = p->append_records_as_leader(corrupt, limits);
+    EXPECT_EQ(bad.error, ErrorCode::corrupt_message);
+    EXPECT_EQ(bad.log_start_offset, -1);
+}
+
 }  // namespace
 }  // namespace weir::partitions
