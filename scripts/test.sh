@@ -124,9 +124,13 @@ if [ -n "$full" ]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   run_ctest build-asan || status=1
   if [ -n "$matrix" ]; then
-    # run_ctest compared Weir with Kafka 3.9 (ZooKeeper mode); Kafka 4.x is KRaft only.
+    # run_ctest compared Weir with Kafka 3.9 (ZooKeeper mode, one broker); Kafka 4.x is
+    # KRaft only; three brokers compare what the clients see.
     echo "=== the differential suite against Apache Kafka 4.4.0 (KRaft mode) ==="
     WEIR_DIFFERENTIAL_REFERENCE=4.4.0 ctest --test-dir build-asan --timeout 600 --output-on-failure \
+      -R '^compat\.differential$' --repeat until-pass:2 || status=1
+    echo "=== the differential suite against three brokers of Apache Kafka 3.9.2 ==="
+    WEIR_DIFFERENTIAL_BROKERS=3 ctest --test-dir build-asan --timeout 600 --output-on-failure \
       -R '^compat\.differential$' --repeat until-pass:2 || status=1
   fi
 
