@@ -105,26 +105,69 @@ CFG
   echo "ZooKeeper did not answer within 60 s" >&2; exit 1
 }
 
+kafka_log_config() {  # $WORK/log4j{,2}.properties (brokers, WARN to stdout) and log4j{,2}-tools (ERROR to stderr)
+  printf '%s\n' 'log4j.rootLogger=WARN, stdout' 'log4j.appender.stdout=org.apache.log4j.ConsoleAppender' \
+    'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout' >"$WORK/log4j.properties"
+  sed -e 's/WARN/ERROR/' -e '$a log4j.appender.stdout.Target=System.err' "$WORK/log4j.properties" \
+    >"$WORK/log4j-tools.properties"
+  # Kafka 4 logs through log4j 2.
+  printf '%s\n' 'rootLogger.level=WARN' 'rootLogger.appenderRef.out.ref=OUT' 'appender.out.type=Console' \
+    'appender.out.name=OUT' 'appender.out.layout.type=PatternLayout' 'appender.out.layout.pattern=[%d] %p %m (%c)%n' \
+    >"$WORK/log4j2.properties"
+  sed -e 's/WARN/ERROR/' -e '$a appender.out.target=SYSTEM_ERR' "$WORK/log4j2.properties" >"$WORK/log4j2-tools.properties"
+}
+
+kafka_zk_properties() {  # file, port, data dir, zookeeper.connect, broker.id, extra key=value...
+  {
+    echo "broker.id=$5"
+    echo "listeners=PLAINTEXT://127.0.0.1:$2"
+    echo "log.dirs=$3"
+    echo "zookeeper.connect=$4"
+    printf '%s\n' "${@:6}"
+  } >"$1"
+}
+
+kafka_kraft_properties() {  # file, port, controller port, data dir, extra key=value...: one combined node
+  {
+    echo "process.roles=broker,controller"
+    echo "node.id=1"
+    echo "controller.quorum.bootstrap.servers=127.0.0.1:$3"
+    echo "listeners=PLAINTEXT://127.0.0.1:$2,CONTROLLER://127.0.0.1:$3"
+    echo "advertised.listeners=PLAINTEXT://127.0.0.1:$2"
+    echo "controller.listener.names=CONTROLLER"
+    echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+    echo "log.dirs=$4"
+    echo "share.coordinator.state.topic.replication.factor=1"
+    echo "share.coordinator.state.topic.min.isr=1"
+    printf '%s\n' "${@:5}"
+  } >"$1"
+}
+
+kafka_kraft_format() {  # libs, properties: kafka-storage format --standalone with a fresh cluster id
+  local id
+  id=$(python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))')
+  timeout 120 java -cp "$1/*" "-Dlog4j2.configurationFile=$WORK/log4j2-tools.properties" kafka.tools.StorageTool \
+    format -t "$id" -c "$2" --standalone >/dev/null
+}
+
+kafka_argv() {  # libs, properties: sets ARGV to the broker as kafka-server-start.sh runs it
+  # kafka-server-start.sh's heap, kafka-run-class.sh's collector options.
+  ARGV=("$(command -v java)" -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+    -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true
+    "-Dlog4j.configuration=file:$WORK/log4j.properties" "-Dlog4j2.configurationFile=$WORK/log4j2.properties"
+    -cp "$1/*" kafka.Kafka "$2")
+}
+
 start_reference_kafka() {  # chroot, then extra server.properties lines: Apache Kafka ($KAFKA_LIBS) in ZooKeeper mode on
   # $ZK_PORT, data in $WORK/kafka (emptied), log4j at WARN; sets KAFKA_PID and KAFKA_PORT
   KAFKA_PORT=$(free_port)
   rm -rf "$WORK/kafka"
-  printf 'log4j.rootLogger=WARN, stdout\nlog4j.appender.stdout=org.apache.log4j.ConsoleAppender\nlog4j.appender.stdout.layout=org.apache.log4j.PatternLayout\n' \
-    >"$WORK/log4j.properties"
-  {
-    echo "broker.id=0"
-    echo "listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT"
-    echo "log.dirs=$WORK/kafka"
-    echo "zookeeper.connect=127.0.0.1:$ZK_PORT/$1"
-    echo "offsets.topic.replication.factor=1"
-    echo "transaction.state.log.replication.factor=1"
-    echo "transaction.state.log.min.isr=1"
-    printf '%s\n' "${@:2}"
-  } >"$WORK/kafka.properties"
-  # kafka-server-start.sh's heap and kafka-run-class.sh's collector.
-  java -Xmx1G -Xms1G -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
-    "-Dlog4j.configuration=file:$WORK/log4j.properties" -cp "$KAFKA_LIBS/*" kafka.Kafka "$WORK/kafka.properties" \
-    >"$WORK/kafka.log" 2>&1 &
+  kafka_log_config
+  kafka_zk_properties "$WORK/kafka.properties" "$KAFKA_PORT" "$WORK/kafka" "127.0.0.1:$ZK_PORT/$1" 0 \
+    offsets.topic.replication.factor=1 transaction.state.log.replication.factor=1 transaction.state.log.min.isr=1 \
+    "${@:2}"
+  kafka_argv "$KAFKA_LIBS" "$WORK/kafka.properties"
+  "${ARGV[@]}" >"$WORK/kafka.log" 2>&1 &
   KAFKA_PID=$!
   wait_port "$KAFKA_PORT"
   sleep 5  # the controller elects itself and the broker registers
