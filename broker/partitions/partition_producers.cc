@@ -91,10 +91,11 @@ void Partition::take_producer_snapshot(std::int64_t offset, storage::Durability 
 
 void Partition::write_producer_snapshot() {
     if (!log_->is_open() || log_->offline()) return;
-    // As Kafka's takeSnapshot: nothing was appended since the newest one (a
-    // broker of 10,000 idle partitions would otherwise rewrite and fsync
-    // 10,000 files at every shutdown).
-    if (log_->log_end_offset() == snapshot_offset_) return;
+    // As Kafka's takeSnapshot: nothing was appended since the newest one, or
+    // ever (Kafka's last snapshot offset starts at 0). A broker of 10,000 idle
+    // or new partitions would otherwise write 10,000 files at every shutdown.
+    const auto end = log_->log_end_offset();
+    if (end == snapshot_offset_ || (snapshot_offset_ < 0 && end == log_->log_start_offset())) return;
     // Made durable with the logs by the log manager's shutdown (one syncfs
     // before the clean-shutdown marker); a torn one fails its CRC at load.
     take_producer_snapshot(log_->log_end_offset(), storage::Durability::deferred);

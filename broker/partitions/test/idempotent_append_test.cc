@@ -83,6 +83,17 @@ TEST_F(IdempotentAppendTest, AClientBatchWithAProducerButNoSequenceIsInvalid) {
     EXPECT_EQ(p->log_end_offset(), 0);
 }
 
+TEST_F(IdempotentAppendTest, ACleanStopWritesNoSnapshotOfALogNeverWritten) {
+    lead();
+    local.reset();
+    EXPECT_TRUE(storage::list_producer_snapshots(dir()).empty());
+    open();
+    auto p = lead();
+    EXPECT_EQ(append(*p, 0, 2).base_offset, 0);
+    EXPECT_EQ(append(*p, 0, 2).base_offset, 0);  // a duplicate
+    EXPECT_EQ(p->log_end_offset(), 2);
+}
+
 TEST_F(IdempotentAppendTest, ACleanStopSnapshotsTheStateAtTheLogEnd) {
     {
         auto p = lead();
