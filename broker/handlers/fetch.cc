@@ -145,6 +145,10 @@ Task<bool> read_targets(BrokerContext& broker, const Limits& limits, std::vector
         out.high_watermark = result.high_watermark;
         out.last_stable_offset = result.last_stable_offset;
         out.log_start_offset = result.log_start_offset;
+        // A failed read answers a consumer no offsets, as Kafka's does; Weir's
+        // own followers read the leader's log start from OFFSET_OUT_OF_RANGE.
+        if (result.error != ErrorCode::none && limits.replica_id < 0)
+            out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
         // ReplicaManager.readFromLocalLog: a read_committed read reports the
         // transactions aborted in what it returns (an empty list when none);
         // a failed read, like read_uncommitted, reports null.

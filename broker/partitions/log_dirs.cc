@@ -10,11 +10,12 @@ namespace weir::partitions {
 std::vector<LogDirDescription> ReplicaManager::describe_log_dirs(
     const std::optional<std::set<TopicPartition>>& wanted) const {
     std::map<std::filesystem::path, std::map<std::string, std::vector<LogDirPartition>>> by_dir;
+    // As Kafka's describeLogDirs, a topic none of whose partitions is described is left out.
     for (const auto& tp : logs_.partitions()) {
-        auto& partitions = by_dir[logs_.dir_of(tp)][tp.topic];
         if (wanted && !wanted->contains(tp)) continue;
         auto log = logs_.get(tp);
         if (!log || log->offline()) continue;
+        auto& partitions = by_dir[logs_.dir_of(tp)][tp.topic];
         LogDirPartition p;
         p.partition = tp.partition;
         p.size_bytes = static_cast<std::int64_t>(log->size_bytes());

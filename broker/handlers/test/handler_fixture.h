@@ -9,6 +9,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -38,6 +39,12 @@ inline wire::Bytes make_batch(int count, std::int64_t base_timestamp = 1000, std
 }
 
 // Produce (acks=1) of `records` to one partition.
+// The wall clock in milliseconds, as a broker stamps times.
+inline std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 inline msg::ProduceRequest produce_request(const std::string& topic, wire::Bytes records, std::int32_t partition = 0) {
     msg::ProduceRequest r;
     r.acks = 1;

@@ -36,11 +36,6 @@ wire::Bytes batch_at(const std::vector<std::int64_t>& timestamps) {
     return records::build_batch(options, recs);
 }
 
-std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 class ProduceHandlerTest : public HandlerTest {
 protected:
     void SetUp() override {

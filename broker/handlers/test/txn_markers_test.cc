@@ -67,12 +67,7 @@ public:
     }
 };
 
-// Markers carry the wall clock; data far older would roll a segment by time.
-std::int64_t now_ms() {
-    using namespace std::chrono;
-    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
+// Markers carry the wall clock (now_ms); data far older would roll a segment by time.
 wire::Bytes txn_batch(std::int32_t first_seq, int count, std::int16_t epoch = 0) {
     records::BatchBuilderOptions options;
     options.base_timestamp = now_ms();
