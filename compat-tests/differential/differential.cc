@@ -11,8 +11,12 @@ namespace {
 
 // FinalizedFeaturesEpoch is the offset of KRaft's metadata log when the
 // features were read: it moves with every metadata change before it.
+// A log dir's path and its disk's figures belong to the machine.
 const std::set<std::string, std::less<>> kPlaceholders{
-    "Host", "Port", "ClusterId", "TopicId", "MemberId", "Leader", "SessionId", "ProducerId", "FinalizedFeaturesEpoch",
+    "Host",      "Port",       "ClusterId",
+    "TopicId",   "MemberId",   "Leader",
+    "SessionId", "ProducerId", "FinalizedFeaturesEpoch",
+    "LogDir",    "TotalBytes", "UsableBytes",
 };
 
 void normalize_field(std::string_view name, json::value& v) {
@@ -20,7 +24,7 @@ void normalize_field(std::string_view name, json::value& v) {
         v = 0;
     } else if (name == "ErrorMessage" || name == "BatchIndexErrorMessage") {
         if (!v.is_null()) v = "<message>";
-    } else if (name == "LogAppendTimeMs") {
+    } else if (name == "LogAppendTimeMs" || name == "TransactionStartTimeMs") {
         if (v.is_int64() && v.as_int64() != -1) v = "<time>";
     } else if (kPlaceholders.contains(name)) {
         // Keep what says "none": -1, 0 for a session, "", the zero Uuid.

@@ -31,10 +31,14 @@
 #include "harness/reference_kafka.h"
 #include "harness/sarama.h"
 #include "harness/subprocess.h"
+#include "messages/add_offsets_to_txn.h"
 #include "messages/add_partitions_to_txn.h"
+#include "messages/alter_configs.h"
 #include "messages/api_versions.h"
+#include "messages/create_acls.h"
 #include "messages/create_partitions.h"
 #include "messages/create_topics.h"
+#include "messages/delete_acls.h"
 #include "messages/delete_groups.h"
 #include "messages/delete_records.h"
 #include "messages/delete_topics.h"
@@ -42,7 +46,9 @@
 #include "messages/describe_cluster.h"
 #include "messages/describe_configs.h"
 #include "messages/describe_groups.h"
+#include "messages/describe_log_dirs.h"
 #include "messages/describe_producers.h"
+#include "messages/describe_transactions.h"
 #include "messages/end_txn.h"
 #include "messages/fetch.h"
 #include "messages/find_coordinator.h"
@@ -61,6 +67,7 @@
 #include "messages/offset_for_leader_epoch.h"
 #include "messages/produce.h"
 #include "messages/sync_group.h"
+#include "messages/txn_offset_commit.h"
 #include "protocol/records/record_batch.h"
 
 namespace weir::differential {
@@ -257,6 +264,12 @@ bool has_error(const json::value& v, std::initializer_list<std::int64_t> codes) 
 
 // LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
 constexpr std::initializer_list<std::int64_t> kNotReady{5, 6, 14, 15};
+// And NOT_COORDINATOR: KRaft Kafka loads a new coordinator partition after
+// FindCoordinator has named it; a client finds the coordinator again and retries.
+constexpr std::initializer_list<std::int64_t> kCoordinatorMoving{5, 6, 14, 15, 16};
+// And UNKNOWN_TOPIC_OR_PARTITION, right after a creation: KRaft Kafka's
+// brokers learn of a topic after the controller has answered CreateTopics.
+constexpr std::initializer_list<std::int64_t> kTopicNotReady{3, 5, 6, 14, 15};
 
 std::vector<Named> scenarios() {
     std::vector<Named> s;
@@ -337,7 +350,7 @@ std::vector<Named> scenarios() {
             std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count();
         out["hour old"] = settled([&] { return produce(p, "diff-t", 0, three_records(now - 3'600'000)); },
-                                  [](const json::value& v) { return has_error(v, kNotReady); });
+                                  [](const json::value& v) { return has_error(v, kTopicNotReady); });
         out["two hours ahead"] = produce(p, "diff-t", 0, three_records(now + 7'200'000));
         out["now"] = produce(p, "diff-t", 0, three_records(now));
         return out;
@@ -350,14 +363,14 @@ std::vector<Named> scenarios() {
         rs[1].key = wire::Bytes{'k'};
         out["produce"] =
             settled([&] { return produce(p, "diff-compacted", 0, wire::RecordsData(records::build_batch({}, rs))); },
-                    [](const json::value& v) { return has_error(v, kNotReady); });
+                    [](const json::value& v) { return has_error(v, kTopicNotReady); });
         return out;
     });
     add("Produce a batch larger than max.message.bytes", [](Peer& p) {
         json::object out;
         out["create"] = create(p, {topic("diff-small", 1, 1, {{"max.message.bytes", "100"}})});
         out["produce"] = settled([&] { return produce(p, "diff-small", 0, three_records(0)); },
-                                 [](const json::value& v) { return has_error(v, kNotReady); });
+                                 [](const json::value& v) { return has_error(v, kTopicNotReady); });
         return out;
     });
 
@@ -629,7 +642,7 @@ std::vector<Named> scenarios() {
         const auto id = p.call<msg::InitProducerIdResponse>(init, 4);
         const auto pid = field(id, "ProducerId");
         const auto epoch = static_cast<std::int16_t>(field(id, "ProducerEpoch"));
-        const auto busy = [](const json::value& v) { return has_error(v, kNotReady); };
+        const auto busy = [](const json::value& v) { return has_error(v, kTopicNotReady); };
         out["first"] = settled([&] { return produce(p, "diff-idem", 0, idempotent_record(pid, epoch, 0)); }, busy);
         out["duplicate"] = produce(p, "diff-idem", 0, idempotent_record(pid, epoch, 0));
         out["gap"] = produce(p, "diff-idem", 0, idempotent_record(pid, epoch, 5));
@@ -698,12 +711,20 @@ std::vector<Named> scenarios() {
         out["heartbeat after leaving"] = heartbeat(generation);
         return out;
     });
+    add("FindCoordinator of transactional ids", [](Peer& p) {
+        msg::FindCoordinatorRequest r;
+        r.key_type = 1;
+        r.coordinator_keys = {"diff-txn", "diff-txn-offsets"};
+        // The first one makes the broker create __transaction_state; a client asks again until it answers.
+        return settled([&] { return p.call<msg::FindCoordinatorResponse>(r, 4); },
+                       [](const json::value& v) { return has_error(v, kNotReady); });
+    });
     add("Transactions out of order", [](Peer& p) {
         json::object out;
         msg::InitProducerIdRequest init;
         init.transactional_id = "diff-txn";
         init.transaction_timeout_ms = 60000;
-        const auto busy = [](const json::value& v) { return has_error(v, kNotReady); };
+        const auto busy = [](const json::value& v) { return has_error(v, kCoordinatorMoving); };
         const auto id = settled([&] { return p.call<msg::InitProducerIdResponse>(init, 4); }, busy);
         out["init"] = id;
         const auto pid = field(id, "ProducerId");
@@ -759,6 +780,155 @@ std::vector<Named> scenarios() {
         r.operation = 1;        // any
         r.permission_type = 1;  // any
         return p.call<msg::DescribeAclsResponse>(r, 3);
+    });
+
+    add("CreateAcls and DeleteAcls without an authorizer", [](Peer& p) {
+        json::object out;
+        msg::CreateAclsRequest create;
+        msg::CreateAclsRequest::AclCreation acl;
+        acl.resource_type = 2;  // topic
+        acl.resource_name = "diff-a";
+        acl.resource_pattern_type = 3;  // literal
+        acl.principal = "User:alice";
+        acl.host = "*";
+        acl.operation = 3;        // read
+        acl.permission_type = 3;  // allow
+        create.creations.push_back(acl);
+        out["create"] = p.call<msg::CreateAclsResponse>(create, 3);
+        msg::DeleteAclsRequest del;
+        msg::DeleteAclsRequest::DeleteAclsFilter filter;
+        filter.resource_type_filter = 1;  // any
+        filter.resource_name_filter = std::nullopt;
+        filter.pattern_type_filter = 1;  // any
+        filter.principal_filter = std::nullopt;
+        filter.host_filter = std::nullopt;
+        filter.operation = 1;        // any
+        filter.permission_type = 1;  // any
+        del.filters.push_back(filter);
+        out["delete"] = p.call<msg::DeleteAclsResponse>(del, 3);
+        return out;
+    });
+    add("AlterConfigs, the legacy API", [](Peer& p) {
+        json::object out;
+        auto alter = [&](std::string topic, std::vector<std::pair<std::string, std::string>> configs,
+                         bool validate_only) {
+            msg::AlterConfigsRequest r;
+            msg::AlterConfigsRequest::AlterConfigsResource res;
+            res.resource_type = 2;  // topic
+            res.resource_name = std::move(topic);
+            for (auto& [k, v] : configs) {
+                msg::AlterConfigsRequest::AlterableConfig c;
+                c.name = k;
+                c.value = v;
+                res.configs.push_back(std::move(c));
+            }
+            r.resources.push_back(std::move(res));
+            r.validate_only = validate_only;
+            return p.call<msg::AlterConfigsResponse>(r, 2);
+        };
+        out["validate only"] = alter("diff-f", {{"retention.ms", "1000"}}, true);
+        out["set"] = alter("diff-f", {{"retention.ms", "1000"}, {"cleanup.policy", "compact"}}, false);
+        out["unknown key"] = alter("diff-f", {{"no.such.config", "1"}}, false);
+        out["bad value"] = alter("diff-f", {{"retention.ms", "soon"}}, false);
+        out["unknown topic"] = alter("no-such-topic", {{"retention.ms", "1000"}}, false);
+        msg::DescribeConfigsRequest d;
+        msg::DescribeConfigsRequest::DescribeConfigsResource res;
+        res.resource_type = 2;
+        res.resource_name = "diff-f";
+        res.configuration_keys = std::vector<std::string>{"retention.ms", "cleanup.policy", "segment.bytes"};
+        d.resources.push_back(res);
+        // KRaft Kafka applies a change to its metadata image after answering: read until it shows.
+        out["after"] = settled(
+            [&] {
+                auto described = p.call<msg::DescribeConfigsResponse>(d, 4);
+                if (described.is_object())
+                    for (auto& r : described.as_object()["Results"].as_array()) {
+                        auto& configs = r.as_object()["Configs"].as_array();
+                        std::sort(configs.begin(), configs.end(), [](const json::value& a, const json::value& b) {
+                            return text_field(a, "Name") < text_field(b, "Name");
+                        });
+                    }
+                return described;
+            },
+            [](const json::value& v) { return json::serialize(v).find("\"Value\":\"1000\"") == std::string::npos; });
+        return out;
+    });
+    add("DescribeLogDirs", [](Peer& p) {
+        msg::DescribeLogDirsRequest r;
+        msg::DescribeLogDirsRequest::DescribableLogDirTopic t;
+        t.topic = "diff-a";
+        t.partitions = {0, 1, 2, 9};
+        r.topics->push_back(t);
+        t.topic = "no-such-topic";
+        t.partitions = {0};
+        r.topics->push_back(t);
+        auto out = p.call<msg::DescribeLogDirsResponse>(r, 4);
+        // Kafka lists topics in its map's order, which means nothing: by name.
+        if (out.is_object())
+            for (auto& dir : out.as_object()["Results"].as_array()) {
+                auto& topics = dir.as_object()["Topics"].as_array();
+                std::sort(topics.begin(), topics.end(), [](const json::value& a, const json::value& b) {
+                    return text_field(a, "Name") < text_field(b, "Name");
+                });
+            }
+        return out;
+    });
+    add("Transactional offsets: AddOffsetsToTxn, TxnOffsetCommit, DescribeTransactions", [](Peer& p) {
+        json::object out;
+        const std::string txn = "diff-txn-offsets";
+        const std::string group = "diff-txn-group";
+        msg::InitProducerIdRequest init;
+        init.transactional_id = txn;
+        init.transaction_timeout_ms = 60000;
+        const auto busy = [](const json::value& v) { return has_error(v, kCoordinatorMoving); };
+        const auto id = settled([&] { return p.call<msg::InitProducerIdResponse>(init, 4); }, busy);
+        const auto pid = field(id, "ProducerId");
+        const auto epoch = static_cast<std::int16_t>(field(id, "ProducerEpoch"));
+        msg::AddOffsetsToTxnRequest add_offsets;
+        add_offsets.transactional_id = txn;
+        add_offsets.producer_id = pid;
+        add_offsets.producer_epoch = epoch;
+        add_offsets.group_id = group;
+        out["add offsets"] = settled([&] { return p.call<msg::AddOffsetsToTxnResponse>(add_offsets, 3); }, busy);
+        auto commit = [&](std::int16_t e) {
+            msg::TxnOffsetCommitRequest r;
+            r.transactional_id = txn;
+            r.group_id = group;
+            r.producer_id = pid;
+            r.producer_epoch = e;
+            msg::TxnOffsetCommitRequest::TxnOffsetCommitRequestTopic t;
+            t.name = "diff-a";
+            msg::TxnOffsetCommitRequest::TxnOffsetCommitRequestPartition part;
+            part.partition_index = 0;
+            part.committed_offset = 2;
+            t.partitions.push_back(part);
+            r.topics.push_back(t);
+            return p.call<msg::TxnOffsetCommitResponse>(r, 3);
+        };
+        out["commit offsets"] = settled([&] { return commit(epoch); }, busy);
+        out["commit offsets, older epoch"] = commit(static_cast<std::int16_t>(epoch - 1));
+        msg::EndTxnRequest end;
+        end.transactional_id = txn;
+        end.producer_id = pid;
+        end.producer_epoch = epoch;
+        end.committed = true;
+        out["end"] = p.call<msg::EndTxnResponse>(end, 3);
+        msg::DescribeTransactionsRequest describe;
+        describe.transactional_ids = {txn, "no-such-transaction"};
+        // The markers follow EndTxn's answer: until they are written the state is PrepareCommit.
+        out["describe"] = settled(
+            [&] { return p.call<msg::DescribeTransactionsResponse>(describe, 0); },
+            [](const json::value& v) { return json::serialize(v).find("\"PrepareCommit\"") != std::string::npos; });
+        msg::OffsetFetchRequest fetch;
+        fetch.group_id = group;
+        msg::OffsetFetchRequest::OffsetFetchRequestTopic ft;
+        ft.name = "diff-a";
+        ft.partition_indexes = {0};
+        fetch.topics.emplace().push_back(ft);
+        fetch.require_stable = true;
+        out["offsets"] = settled([&] { return p.call<msg::OffsetFetchResponse>(fetch, 7); },
+                                 [](const json::value& v) { return has_error(v, {88}); });  // UNSTABLE_OFFSET_COMMIT
+        return out;
     });
 
     add("DeleteTopics of an unknown topic", [](Peer& p) {
