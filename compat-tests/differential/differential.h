@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,26 @@ public:
         } catch (const std::exception& e) {
             return json::string(std::string("<undecodable: ") + e.what() + ">");
         }
+    }
+
+    // Sends `bytes` as they are (a frame the broker must refuse): "<closed>"
+    // when the broker closes the connection, "<answered>" when it answers
+    // instead, "<no answer>" when it does neither within `wait`. The next
+    // call reconnects.
+    json::value raw(std::span<const std::uint8_t> bytes, std::chrono::milliseconds wait) {
+        std::vector<std::uint8_t> reply;
+        const auto status =
+            conn_->send(bytes) ? conn_->read_frame(reply, wait) : compat::RawConnection::ReadStatus::closed;
+        conn_ = std::make_unique<compat::RawConnection>(port_);
+        switch (status) {
+            case compat::RawConnection::ReadStatus::frame:
+                return json::string("<answered>");
+            case compat::RawConnection::ReadStatus::closed:
+                return json::string("<closed>");
+            case compat::RawConnection::ReadStatus::timeout:
+                break;
+        }
+        return json::string("<no answer>");
     }
 
 private:

@@ -931,6 +931,31 @@ std::vector<Named> scenarios() {
         return out;
     });
 
+    // Frames a broker must refuse: Kafka closes the connection on each.
+    add("Frames to refuse", [](Peer& p) {
+        json::object out;
+        const auto with_size = [](std::vector<std::uint8_t> body) {
+            const auto n = static_cast<std::uint32_t>(body.size());
+            std::vector<std::uint8_t> frame{static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
+                                            static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
+            frame.insert(frame.end(), body.begin(), body.end());
+            return frame;
+        };
+        // A size above socket.request.max.bytes (100 MiB), then the start of a header.
+        out["larger than socket.request.max.bytes"] =
+            p.raw(std::vector<std::uint8_t>{0x10, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x0c}, std::chrono::seconds(5));
+        // An API key no broker knows: Kafka cannot read its header.
+        out["unknown API key"] =
+            p.raw(with_size({0x03, 0xe7, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00}), std::chrono::seconds(5));
+        // Metadata v12 whose topic array says five topics and ends there.
+        out["a body cut short"] =
+            p.raw(with_size({0x00, 0x03, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 'x', 0x00, 0x06}),
+                  std::chrono::seconds(5));
+        // A size smaller than any request header.
+        out["shorter than a header"] = p.raw(with_size({0x00, 0x03}), std::chrono::seconds(5));
+        return out;
+    });
+
     add("DeleteTopics of an unknown topic", [](Peer& p) {
         msg::DeleteTopicsRequest r;
         r.topic_names = {"no-such-topic"};
