@@ -329,6 +329,18 @@ void set_cleanup_policy(TopicConfig& config, std::string_view canonical) {
     }
 }
 
+void set_compression_type(TopicConfig& config, std::string_view canonical) {
+    using records::Compression;
+    static constexpr std::pair<std::string_view, Compression> kCodecs[] = {{"uncompressed", Compression::none},
+                                                                           {"gzip", Compression::gzip},
+                                                                           {"snappy", Compression::snappy},
+                                                                           {"lz4", Compression::lz4},
+                                                                           {"zstd", Compression::zstd}};
+    config.log.compression_type.reset();
+    for (const auto& [name, codec] : kCodecs)
+        if (canonical == name) config.log.compression_type = codec;
+}
+
 void set_timestamp_type(TopicConfig& config, std::string_view canonical) {
     config.log.message_timestamp_type = canonical == "LogAppendTime" ? records::TimestampType::log_append_time
                                                                      : records::TimestampType::create_time;
@@ -345,7 +357,7 @@ void set_unclean_leader_election(TopicConfig& config, std::string_view canonical
 const TopicConfigKey kTopicKeys[] = {
     {{"cleanup.policy", T::list, "delete", I::medium, "delete and/or compact.", V::list_of(kCleanupPolicies), false, true}, kCleanupPolicy, set_cleanup_policy},
     {{"compression.type", T::string, "producer", I::medium, "Compression of stored batches; producer keeps what the client sent.",
-      V::one_of(kCompressionTypes), false, true}, kCompressionType},
+      V::one_of(kCompressionTypes), false, true}, kCompressionType, set_compression_type},
     {{"delete.retention.ms", T::int64, "86400000", I::medium, "How long tombstones are kept in a compacted topic.", V::at_least(0), false, true}, kDeleteRetentionMs, log_field<&LogConfig::delete_retention_ms>},
     {{"file.delete.delay.ms", T::int64, "60000", I::medium, "Delay before a deleted segment's files are removed.", V::at_least(0), false, true}, kFileDeleteDelayMs},
     {{"flush.messages", T::int64, kLongMax, I::medium, "Messages appended before a forced fsync.", V::at_least(1), false, true}, kFlushMessages, log_field<&LogConfig::flush_interval_messages>},

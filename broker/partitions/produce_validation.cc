@@ -94,6 +94,33 @@ std::vector<RecordError> timestamp_record_errors(wire::ByteSpan batches, const s
     return errors;
 }
 
+// Kafka's LogValidator when a topic's compression.type is not the batch's
+// codec: the batch is rebuilt in the topic's codec, its offsets, timestamps
+// and producer fields kept.
+wire::Bytes recompress(wire::ByteSpan batches, records::Compression codec) {
+    wire::Bytes out;
+    out.reserve(batches.size());
+    records::for_each_batch(batches, false, [&](const records::BatchHeader& h, wire::ByteSpan batch) {
+        if (h.compression() == codec) {
+            out.insert(out.end(), batch.begin(), batch.end());
+            return;
+        }
+        records::BatchBuilderOptions options;
+        options.base_offset = h.base_offset;
+        options.compression = codec;
+        options.timestamp_type = h.timestamp_type();
+        options.base_timestamp = h.base_timestamp;
+        options.producer_id = h.producer_id;
+        options.producer_epoch = h.producer_epoch;
+        options.base_sequence = h.base_sequence;
+        options.partition_leader_epoch = h.partition_leader_epoch;
+        options.transactional = h.is_transactional();
+        const auto rebuilt = records::build_batch(options, records::decode_records(batch));
+        out.insert(out.end(), rebuilt.begin(), rebuilt.end());
+    });
+    return out;
+}
+
 }  // namespace
 
 ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteSpan records,
@@ -150,6 +177,12 @@ ValidatedRecords validate_produced_records(const TopicPartition& tp, wire::ByteS
             auto failed = fail(ErrorCode::invalid_timestamp, record_errors_message(errors));
             failed.record_errors = std::move(errors);
             return failed;
+        }
+        if (config.compression_type && std::ranges::any_of(r.headers, [&](const records::BatchHeader& h) {
+                return h.compression() != *config.compression_type;
+            })) {
+            r.batches = recompress(r.batches, *config.compression_type);
+            r.headers = records::validate_produced_batches(r.batches, config.message_timestamp_type);
         }
     } catch (const records::InvalidRecordError& e) {
         return fail(ErrorCode::invalid_record, e.what());

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "protocol/records/record_batch.h"
 
@@ -22,6 +23,9 @@ struct LogConfig {
     std::int64_t flush_interval_messages = kNever;        // flush.messages
     std::int64_t flush_interval_ms = kNever;              // flush.ms
     records::TimestampType message_timestamp_type = records::TimestampType::create_time;  // message.timestamp.type
+    // compression.type: the codec produced batches are stored in; none for
+    // "producer", which keeps each batch as its producer compressed it.
+    std::optional<records::Compression> compression_type;
     // Kafka fsyncs a segment when it is rolled (in the background); this keeps
     // the recovery point moving so an unclean restart only scans the active segment.
     bool flush_on_roll = true;

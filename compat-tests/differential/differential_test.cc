@@ -374,6 +374,29 @@ std::vector<Named> scenarios() {
         return out;
     });
 
+    add("A topic's compression.type", [](Peer& p) {
+        json::object out;
+        out["create"] = create(p, {topic("diff-gzip", 1, 1, {{"compression.type", "gzip"}}),
+                                   topic("diff-uncompressed", 1, 1, {{"compression.type", "uncompressed"}})});
+        std::vector<records::Record> rs(2);
+        rs[0].key = wire::Bytes{'a'};
+        rs[1].offset_delta = 1;
+        rs[1].key = wire::Bytes{'b'};
+        const auto busy = [](const json::value& v) { return has_error(v, kTopicNotReady); };
+        out["plain to gzip"] =
+            settled([&] { return produce(p, "diff-gzip", 0, three_records(1'700'000'000'000)); }, busy);
+        out["lz4 to uncompressed"] = settled(
+            [&] {
+                return produce(
+                    p, "diff-uncompressed", 0,
+                    wire::RecordsData(records::build_batch(
+                        {.compression = records::Compression::lz4, .base_timestamp = 1'700'000'000'000}, rs)));
+            },
+            busy);
+        out["fetch gzip"] = fetch(p, "diff-gzip", 0, 0);
+        out["fetch uncompressed"] = fetch(p, "diff-uncompressed", 0, 0);
+        return out;
+    });
     add("ListOffsets latest, earliest, max timestamp", [](Peer& p) {
         json::object out;
         out["latest"] = list_offsets(p, "diff-a", 0, -1);

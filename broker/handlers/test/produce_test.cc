@@ -1,8 +1,10 @@
-// Produce refusals of Kafka's LogValidator: records without a key on a
-// compacted topic, CreateTime timestamps outside a topic's bounds.
+// Produce through Kafka's LogValidator: records without a key refused on a
+// compacted topic, CreateTime timestamps outside a topic's bounds refused,
+// batches stored in the topic's compression.type.
 #include <chrono>
 
 #include "broker/handlers/test/handler_fixture.h"
+#include "messages/fetch.h"
 
 namespace weir::handlers::test {
 namespace {
@@ -102,6 +104,62 @@ TEST_F(ProduceHandlerTest, TimestampDifferenceBoundsBothSides) {
     // Without bounds (Kafka's default) any CreateTime goes, however old.
     auto old = call(produce_request("plain", batch_at({1000})), 9);
     EXPECT_EQ(old.responses.at(0).partition_responses.at(0).error_code, 0);
+}
+
+class CompressionTypeTest : public ProduceHandlerTest {
+protected:
+    // What a consumer fetches from the start of partition 0: each batch's codec and keys.
+    std::vector<std::pair<records::Compression, std::vector<std::string>>> stored(const std::string& topic) {
+        msg::FetchRequest f;
+        f.replica_id = -1;
+        f.max_bytes = 1 << 20;
+        f.session_epoch = -1;
+        auto& t = f.topics.emplace_back();
+        t.topic = topic;
+        auto& p = t.partitions.emplace_back();
+        p.partition_max_bytes = 1 << 20;
+        const auto r = call(f, 12);
+        std::vector<std::pair<records::Compression, std::vector<std::string>>> out;
+        const auto& data = r.responses.at(0).partitions.at(0).records;
+        if (!data) return out;
+        records::for_each_batch(data->bytes(), false, [&](const records::BatchHeader& h, wire::ByteSpan batch) {
+            auto& [codec, keys] = out.emplace_back(h.compression(), std::vector<std::string>{});
+            for (const auto& rec : records::decode_records(batch)) keys.emplace_back(rec.key->begin(), rec.key->end());
+        });
+        return out;
+    }
+    static wire::Bytes keyed_batch(records::Compression codec) {
+        records::BatchBuilderOptions options;
+        options.base_timestamp = 1000;
+        options.compression = codec;
+        options.producer_id = 5;
+        options.producer_epoch = 0;
+        options.base_sequence = 0;
+        std::vector<records::Record> recs(2);
+        recs[0].key = wire::Bytes{'a'};
+        recs[1].offset_delta = 1;
+        recs[1].key = wire::Bytes{'b'};
+        return records::build_batch(options, recs);
+    }
+};
+
+TEST_F(CompressionTypeTest, ABatchIsStoredInTheTopicsCodec) {
+    using records::Compression;
+    create_topic("gz", 1, {{"compression.type", "gzip"}});
+    create_topic("stored-plain", 1, {{"compression.type", "uncompressed"}});
+    create_topic("asis", 1);  // producer, Kafka's default
+    for (const auto* topic : {"gz", "stored-plain", "asis"}) {
+        auto r = call(produce_request(topic, keyed_batch(Compression::lz4)), 9);
+        ASSERT_EQ(r.responses.at(0).partition_responses.at(0).error_code, 0) << topic;
+    }
+    const std::vector<std::string> keys{"a", "b"};
+    EXPECT_EQ(stored("gz"), (std::vector{std::pair{Compression::gzip, keys}}));
+    EXPECT_EQ(stored("stored-plain"), (std::vector{std::pair{Compression::none, keys}}));
+    EXPECT_EQ(stored("asis"), (std::vector{std::pair{Compression::lz4, keys}}));
+    // The producer's fields survive the rebuild: its retry is a duplicate.
+    auto retry = call(produce_request("gz", keyed_batch(Compression::lz4)), 9);
+    EXPECT_EQ(retry.responses.at(0).partition_responses.at(0).base_offset, 0);
+    EXPECT_EQ(stored("gz").size(), 1u);
 }
 
 }  // namespace
