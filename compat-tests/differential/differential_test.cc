@@ -128,6 +128,15 @@ std::string text_field(const json::value& v, std::string_view name) {
     return f != nullptr && f->is_string() ? std::string(f->as_string()) : "";
 }
 
+// Sorts a list whose order means nothing (Kafka answers in a hash map's
+// order) by each element's `key`.
+void sort_by(json::value& list, std::string_view key) {
+    if (!list.is_array()) return;
+    auto& a = list.as_array();
+    std::sort(a.begin(), a.end(),
+              [&](const json::value& x, const json::value& y) { return text_field(x, key) < text_field(y, key); });
+}
+
 msg::CreateTopicsRequest::CreatableTopic topic(std::string name, std::int32_t partitions, std::int16_t rf,
                                                std::vector<std::pair<std::string, std::string>> configs = {}) {
     msg::CreateTopicsRequest::CreatableTopic t;
@@ -784,13 +793,7 @@ std::vector<Named> scenarios() {
         msg::DeleteGroupsRequest r;
         r.groups_names = {"no-such-group", "diff-generation"};
         auto out = p.call<msg::DeleteGroupsResponse>(r, 2);
-        // Kafka answers in its map's order, which means nothing: by group id.
-        if (out.is_object()) {
-            auto& results = out.as_object()["Results"].as_array();
-            std::sort(results.begin(), results.end(), [](const json::value& a, const json::value& b) {
-                return text_field(a, "GroupId") < text_field(b, "GroupId");
-            });
-        }
+        if (out.is_object()) sort_by(out.as_object()["Results"], "GroupId");
         return out;
     });
     add("DescribeAcls without an authorizer", [](Peer& p) {
@@ -865,12 +868,8 @@ std::vector<Named> scenarios() {
             [&] {
                 auto described = p.call<msg::DescribeConfigsResponse>(d, 4);
                 if (described.is_object())
-                    for (auto& r : described.as_object()["Results"].as_array()) {
-                        auto& configs = r.as_object()["Configs"].as_array();
-                        std::sort(configs.begin(), configs.end(), [](const json::value& a, const json::value& b) {
-                            return text_field(a, "Name") < text_field(b, "Name");
-                        });
-                    }
+                    for (auto& r : described.as_object()["Results"].as_array())
+                        sort_by(r.as_object()["Configs"], "Name");
                 return described;
             },
             [](const json::value& v) { return json::serialize(v).find("\"Value\":\"1000\"") == std::string::npos; });
@@ -886,14 +885,8 @@ std::vector<Named> scenarios() {
         t.partitions = {0};
         r.topics->push_back(t);
         auto out = p.call<msg::DescribeLogDirsResponse>(r, 4);
-        // Kafka lists topics in its map's order, which means nothing: by name.
         if (out.is_object())
-            for (auto& dir : out.as_object()["Results"].as_array()) {
-                auto& topics = dir.as_object()["Topics"].as_array();
-                std::sort(topics.begin(), topics.end(), [](const json::value& a, const json::value& b) {
-                    return text_field(a, "Name") < text_field(b, "Name");
-                });
-            }
+            for (auto& dir : out.as_object()["Results"].as_array()) sort_by(dir.as_object()["Topics"], "Name");
         return out;
     });
     add("Transactional offsets: AddOffsetsToTxn, TxnOffsetCommit, DescribeTransactions", [](Peer& p) {

@@ -6,10 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <deque>
 #include <fstream>
-#include <random>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -17,6 +15,7 @@
 
 #include "harness/broker_process.h"
 #include "harness/subprocess.h"
+#include "protocol/uuid.h"
 
 namespace weir::compat {
 
@@ -24,29 +23,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-// A cluster id for StorageTool: 16 random bytes in Kafka's Uuid text (URL-safe
-// base64, no padding). The first byte's top bit is cleared so that the text
-// never starts with '-', which the tool would read as an option.
-std::string random_cluster_id() {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    std::random_device rd;
-    std::array<std::uint8_t, 16> bytes{};
-    for (auto& b : bytes) b = static_cast<std::uint8_t>(rd());
-    bytes[0] &= 0x7f;
-    std::string out;
-    std::uint32_t bits = 0;
-    int count = 0;
-    for (const std::uint8_t b : bytes) {
-        bits = (bits << 8) | b;
-        count += 8;
-        while (count >= 6) {
-            count -= 6;
-            out += kAlphabet[(bits >> count) & 0x3f];
-        }
-    }
-    if (count > 0) out += kAlphabet[(bits << (6 - count)) & 0x3f];
-    return out;
-}
 }  // namespace
 
 std::string reference_kafka_libs(const std::string& version) {
@@ -115,7 +91,7 @@ ReferenceKafka::ReferenceKafka(ReferenceKafkaOptions options) : dir_("weir-refer
         // A KRaft node starts only on log dirs formatted with its cluster id.
         const ProcessResult r =
             run_process({"java", log4j_options[0], log4j_options[1], "-cp", libs + "/*", "kafka.tools.StorageTool",
-                         "format", "-t", random_cluster_id(), "-c", properties, "--standalone"},
+                         "format", "-t", Uuid::random().to_string(), "-c", properties, "--standalone"},
                         2min);
         if (r.exit_code != 0 || r.timed_out) throw std::runtime_error("kafka-storage format failed: " + r.describe());
     }
