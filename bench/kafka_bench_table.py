@@ -85,7 +85,7 @@ if bench_results.pick(rows, phase="cluster_produce"):
         cpu = {s: med(float(c["cpu_s"]) / (float(p["payload_bytes"]) / 1e9)
                       for p in bench_results.pick(rows, phase="cluster_produce", size=size, server=s)
                       for c in bench_results.pick(rows, phase="cluster_cpu", size=size, server=s, rep=p["rep"]))
-               for s in ("weir", "kafka3")}
+               for s in SERVERS}
         line(f"3 brokers, RF 3, acks=all, {size} B: msgs/s (CPU s/GB, all three brokers)",
              [f"{fmt(m('msgs_per_s', phase='cluster_produce', size=size, server=s))} ({fmt(cpu[s], 2)})"
-              for s in ("weir", "kafka3")] + ["n/a"])
+              for s in SERVERS])

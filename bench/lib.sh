@@ -127,27 +127,30 @@ kafka_zk_properties() {  # file, port, data dir, zookeeper.connect, broker.id, e
   } >"$1"
 }
 
-kafka_kraft_properties() {  # file, port, controller port, data dir, extra key=value...: one combined node
+kafka_kraft_properties() {  # file, port, controller port, data dir, node id, extra key=value...: node 1 is broker
+  # and the quorum's one controller, the others brokers
+  local roles=broker listeners="PLAINTEXT://127.0.0.1:$2"
+  if [[ $5 == 1 ]]; then roles=broker,controller listeners+=",CONTROLLER://127.0.0.1:$3"; fi
   {
-    echo "process.roles=broker,controller"
-    echo "node.id=1"
+    echo "process.roles=$roles"
+    echo "node.id=$5"
     echo "controller.quorum.bootstrap.servers=127.0.0.1:$3"
-    echo "listeners=PLAINTEXT://127.0.0.1:$2,CONTROLLER://127.0.0.1:$3"
+    echo "listeners=$listeners"
     echo "advertised.listeners=PLAINTEXT://127.0.0.1:$2"
     echo "controller.listener.names=CONTROLLER"
     echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
     echo "log.dirs=$4"
-    echo "share.coordinator.state.topic.replication.factor=1"
-    echo "share.coordinator.state.topic.min.isr=1"
-    printf '%s\n' "${@:5}"
+    printf '%s\n' "${@:6}"
   } >"$1"
 }
 
-kafka_kraft_format() {  # libs, properties: kafka-storage format --standalone with a fresh cluster id
-  local id
-  id=$(python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))')
+kafka_kraft_format() {  # libs, properties, node id, cluster id (default: a fresh one): kafka-storage format,
+  # node 1 as the quorum's standalone controller
+  local id=${4:-} mode=--standalone
+  [[ -n $id ]] || id=$(python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))')
+  [[ $3 == 1 ]] || mode=--no-initial-controllers
   timeout 120 java -cp "$1/*" "-Dlog4j2.configurationFile=$WORK/log4j2-tools.properties" kafka.tools.StorageTool \
-    format -t "$id" -c "$2" --standalone >/dev/null
+    format -t "$id" -c "$2" "$mode" >/dev/null
 }
 
 kafka_argv() {  # libs, properties: sets ARGV to the broker as kafka-server-start.sh runs it

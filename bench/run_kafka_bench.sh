@@ -18,7 +18,8 @@
 #   - broker CPU (utime + stime of the broker's process) and peak RSS.
 # Then: start-up to the first Metadata answer and idle RSS 5 s later; 10,000
 # partitions as 10 topics of 1,000 (create, restart); three brokers at RF 3,
-# acks=all (Weir and 3.9, each over ZooKeeper).
+# acks=all (Weir and 3.9 each over its own ZooKeeper chroot, 4.4 as one
+# broker-and-controller node and two brokers).
 #
 #   bench/run_kafka_bench.sh [--reps 3] [--quick]
 #
@@ -79,6 +80,7 @@ weir_argv() {  # data dir, port, extra overrides...: sets ARGV
 
 SINGLE=(num.partitions=$PARTITIONS offsets.topic.replication.factor=1 transaction.state.log.replication.factor=1
   transaction.state.log.min.isr=1)
+KRAFT_SINGLE=(share.coordinator.state.topic.replication.factor=1 share.coordinator.state.topic.min.isr=1)
 
 server_argv() {  # server, data dir, port: the command line of a fresh single-node broker (sets ARGV)
   case $1 in
@@ -87,8 +89,8 @@ server_argv() {  # server, data dir, port: the command line of a fresh single-no
       kafka_zk_properties "$2.properties" "$3" "$2" "127.0.0.1:$ZK_PORT/$(basename "$2")" 0 "${SINGLE[@]}"
       kafka_argv "$KAFKA3" "$2.properties" ;;
     kafka4)
-      kafka_kraft_properties "$2.properties" "$3" "$(free_port)" "$2" "${SINGLE[@]}"
-      kafka_kraft_format "$KAFKA4" "$2.properties"
+      kafka_kraft_properties "$2.properties" "$3" "$(free_port)" "$2" 1 "${SINGLE[@]}" "${KRAFT_SINGLE[@]}"
+      kafka_kraft_format "$KAFKA4" "$2.properties" 1
       kafka_argv "$KAFKA4" "$2.properties" ;;
   esac
 }
@@ -249,20 +251,27 @@ fi
 if part cluster; then
   CLUSTER=(default.replication.factor=3 num.partitions=$PARTITIONS)
   for ((rep = 1; rep <= REPS; rep++)); do
-    for server in weir kafka3; do
+    for server in "${SERVERS[@]}"; do
       settle
       boots=()
+      controller_port=$(free_port)
+      cluster_id=$(python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))')
       for id in 1 2 3; do
         port=$(free_port)
         data=$WORK/cluster-$server-r$rep-$id
-        if [[ $server == weir ]]; then
-          weir_argv "$data" "$port" broker.id=$id "zookeeper.connect=127.0.0.1:$ZK_PORT/cluster-weir-r$rep" \
-            "${CLUSTER[@]}"
-        else
-          kafka_zk_properties "$data.properties" "$port" "$data" "127.0.0.1:$ZK_PORT/cluster-kafka-r$rep" $id \
-            "${CLUSTER[@]}"
-          kafka_argv "$KAFKA3" "$data.properties"
-        fi
+        case $server in
+          weir)
+            weir_argv "$data" "$port" broker.id=$id "zookeeper.connect=127.0.0.1:$ZK_PORT/cluster-weir-r$rep" \
+              "${CLUSTER[@]}" ;;
+          kafka3)
+            kafka_zk_properties "$data.properties" "$port" "$data" "127.0.0.1:$ZK_PORT/cluster-kafka-r$rep" $id \
+              "${CLUSTER[@]}"
+            kafka_argv "$KAFKA3" "$data.properties" ;;
+          kafka4)
+            kafka_kraft_properties "$data.properties" "$port" "$controller_port" "$data" $id "${CLUSTER[@]}"
+            kafka_kraft_format "$KAFKA4" "$data.properties" $id "$cluster_id"
+            kafka_argv "$KAFKA4" "$data.properties" ;;
+        esac
         "${ARGV[@]}" >>"$WORK/$server-cluster.log" 2>&1 &
         PIDS_EXTRA+=($!)
         boots+=("127.0.0.1:$port")
