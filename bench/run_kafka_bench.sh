@@ -62,7 +62,9 @@ stop_all() {
   local s
   for s in "${!PID[@]}"; do stop_pid "${PID[$s]}"; done
   PID=()
-  for s in "${PIDS_EXTRA[@]}"; do stop_pid "$s"; done
+  # Last started first: KRaft brokers stop through their controller, node 1.
+  local i
+  for ((i = ${#PIDS_EXTRA[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS_EXTRA[i]}"; done
   PIDS_EXTRA=()
 }
 trap 'stop_all; stop_pid "$ZK_PID"; rm -rf "$WORK"' EXIT
